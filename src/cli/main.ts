@@ -1,0 +1,14 @@
+import { Command } from 'commander'
+import { ConfigError } from '../config.js'
+import { registerDbCommands } from './db.command.js'
+
+const program = new Command('stockplan').description('Daily stock plan service').version('0.1.0')
+registerDbCommands(program)
+
+try {
+  await program.parseAsync(process.argv)
+} catch (err) {
+  const message = err instanceof Error ? err.message : String(err)
+  console.error(err instanceof ConfigError ? `configuration error: ${message}` : `error: ${message}`)
+  process.exitCode = process.exitCode && process.exitCode !== 0 ? process.exitCode : 1
+}

@@ -1,0 +1,104 @@
+import path from 'node:path'
+
+/** Typed, validated, frozen configuration. The only module that reads process.env. */
+export interface Config {
+  readonly port: number
+  readonly host: string
+  /** Unset: embedded PostgreSQL in `pgDataDir`. */
+  readonly databaseUrl: string | undefined
+  readonly pgDataDir: string
+  readonly planDataDir: string
+  readonly planFromSnapshot: boolean
+  readonly planCacheSec: number
+  readonly poolTop: number
+  readonly poolMax: number
+  readonly poolPushUrl: string | undefined
+  readonly planVersion: string
+  readonly xxlJob: {
+    readonly accessToken: string | undefined
+    readonly adminAddresses: readonly string[]
+    readonly appName: string
+    readonly executorAddress: string | undefined
+  }
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}
+
+type Env = Record<string, string | undefined>
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+
+function text(env: Env, key: string): string | undefined {
+  const value = env[key]?.trim()
+  return value === undefined || value === '' ? undefined : value
+}
+
+function integer(env: Env, key: string, fallback: number, min: number, max: number): number {
+  const raw = text(env, key)
+  if (raw === undefined) return fallback
+  if (!/^-?\d+$/.test(raw)) throw new ConfigError(`${key} must be an integer, got "${raw}"`)
+  const value = Number(raw)
+  if (value < min || value > max) throw new ConfigError(`${key} must be between ${min} and ${max}, got ${value}`)
+  return value
+}
+
+function flag(env: Env, key: string, fallback: boolean): boolean {
+  const raw = text(env, key)?.toLowerCase()
+  if (raw === undefined) return fallback
+  if (['0', 'false', 'no', 'off'].includes(raw)) return false
+  if (['1', 'true', 'yes', 'on'].includes(raw)) return true
+  throw new ConfigError(`${key} must be one of 1/true/yes/on or 0/false/no/off, got "${raw}"`)
+}
+
+function url(env: Env, key: string, protocols: readonly string[]): string | undefined {
+  const raw = text(env, key)
+  if (raw === undefined) return undefined
+  let parsed: URL
+  try {
+    parsed = new URL(raw)
+  } catch {
+    throw new ConfigError(`${key} must be a URL, got "${raw}"`)
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${key} must use ${protocols.join(' or ')}, got "${parsed.protocol}"`)
+  }
+  return raw
+}
+
+export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
+  const logLevel = (text(env, 'LOG_LEVEL') ?? 'info').toLowerCase()
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`)
+  }
+  const poolTop = integer(env, 'POOL_TOP', 20, 1, 1000)
+  const poolMax = integer(env, 'POOL_MAX', 50, 1, 5000)
+  if (poolMax < poolTop) throw new ConfigError(`POOL_MAX (${poolMax}) must not be below POOL_TOP (${poolTop})`)
+  const adminAddresses = (text(env, 'XXLJOB_ADMIN_ADDRESSES') ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
+  for (const address of adminAddresses) url({ XXLJOB_ADMIN_ADDRESSES: address }, 'XXLJOB_ADMIN_ADDRESSES', ['http:', 'https:'])
+  return Object.freeze({
+    port: integer(env, 'PORT', 8300, 0, 65535),
+    host: text(env, 'HOST') ?? '0.0.0.0',
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    pgDataDir: path.resolve(cwd, text(env, 'PG_DATA_DIR') ?? 'var/pg'),
+    planDataDir: path.resolve(cwd, text(env, 'PLAN_DATA_DIR') ?? 'var/plan'),
+    planFromSnapshot: flag(env, 'PLAN_FROM_SNAPSHOT', true),
+    planCacheSec: integer(env, 'PLAN_CACHE_SEC', 43200, 0, 10 * 365 * 86400),
+    poolTop,
+    poolMax,
+    poolPushUrl: url(env, 'POOL_PUSH_URL', ['http:', 'https:']),
+    planVersion: text(env, 'PLAN_VERSION') ?? '1',
+    xxlJob: Object.freeze({
+      accessToken: text(env, 'XXLJOB_ACCESS_TOKEN'),
+      adminAddresses: Object.freeze(adminAddresses),
+      appName: text(env, 'XXLJOB_APPNAME') ?? 'daily-plan-service',
+      executorAddress: url(env, 'XXLJOB_EXECUTOR_ADDRESS', ['http:', 'https:']),
+    }),
+    logLevel: logLevel as Config['logLevel'],
+  })
+}

@@ -1,0 +1,49 @@
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
+import type { Config } from '../config.js'
+import type { Logger } from '../logger.js'
+import type { TierRepository } from '../storage/tier.repository.js'
+import { installAccessLog } from './plugins/access-log.js'
+import { installErrorHandler } from './plugins/error-handler.js'
+import datesRoutes from './routes/dates.routes.js'
+import healthRoutes from './routes/health.routes.js'
+
+export interface AppDeps {
+  readonly config: Config
+  readonly log: Logger
+  readonly tiers: TierRepository
+}
+
+export const APP_VERSION = '0.1'
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.log as FastifyBaseLogger,
+    // one access line per request comes from our own onResponse hook (and the plan route's richer line)
+    logController: new LogController({ disableRequestLogging: true }),
+    routerOptions: { maxParamLength: 200 },
+    bodyLimit: 1024 * 1024,
+    requestTimeout: 120_000,
+    ajv: { customOptions: { coerceTypes: true, useDefaults: true, removeAdditional: true, allErrors: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>()
+
+  installErrorHandler(app)
+  installAccessLog(app)
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'Daily Stock Plan Service', version: APP_VERSION, description: 'Daily A-share stock-selection plan' },
+    },
+  })
+  await app.register(swaggerUi, { routePrefix: '/docs' })
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+
+  await app.register(healthRoutes, {
+    latestPlanDate: () => deps.tiers.latestDate(),
+    poolTop: deps.config.poolTop,
+    poolMax: deps.config.poolMax,
+  })
+  await app.register(datesRoutes, { listDates: (limit) => deps.tiers.listDates(limit) })
+  return app
+}

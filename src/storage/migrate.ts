@@ -1,0 +1,33 @@
+import type { Kysely, Migration, MigrationProvider, MigrationResultSet } from 'kysely'
+import { Migrator } from 'kysely'
+import * as initial from './migrations/0001-initial.js'
+
+const MIGRATIONS: Record<string, Migration> = {
+  '0001-initial': initial,
+}
+
+const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }
+
+export function createMigrator(db: Kysely<any>): Migrator {
+  return new Migrator({ db, provider })
+}
+
+/** Applies every pending migration; throws with the failing migration's name and error. */
+export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+  const { error, results }: MigrationResultSet = await createMigrator(db).migrateToLatest()
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown'
+    throw new Error(`migration ${failed} failed: ${String(error instanceof Error ? error.message : error)}`)
+  }
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)
+}
+
+export interface MigrationStatus {
+  readonly name: string
+  readonly executedAt: Date | undefined
+}
+
+export async function migrationStatus(db: Kysely<any>): Promise<MigrationStatus[]> {
+  const migrations = await createMigrator(db).getMigrations()
+  return migrations.map((m) => ({ name: m.name, executedAt: m.executedAt }))
+}

@@ -1,0 +1,197 @@
+import type { ColumnType, Insertable, Selectable } from 'kysely'
+
+/** ISO date string `YYYY-MM-DD` (the DATE type parser returns strings). */
+export type IsoDate = string
+type Json<T> = ColumnType<T, string, string>
+
+export interface SecuritiesTable {
+  code: string
+  name: string
+  exchange: string
+  board: string
+  industry: string | null
+  list_date: IsoDate | null
+  delist_date: IsoDate | null
+}
+
+export interface BarColumns {
+  code: string
+  trade_date: IsoDate
+  open: number
+  high: number
+  low: number
+  close: number
+  pre_close: number | null
+  volume: number
+  amount: number
+  turnover_rate: number | null
+  adj_factor: number
+  is_suspended: boolean
+  is_st: boolean
+}
+
+export interface DailyBasicsTable {
+  code: string
+  trade_date: IsoDate
+  pe_ttm: number | null
+  pb: number | null
+  total_mv: number | null
+  circ_mv: number | null
+}
+
+export interface FinancialsTable {
+  code: string
+  end_date: IsoDate
+  ann_date: IsoDate
+  eps: number | null
+  bvps: number | null
+  roe: number | null
+  gross_margin: number | null
+  ocf_to_np: number | null
+  debt_to_assets: number | null
+  revenue_yoy: number | null
+  np_yoy: number | null
+}
+
+export interface EpsForecastsTable {
+  code: string
+  as_of: IsoDate
+  fiscal_year: number
+  eps_mean: number | null
+  eps_low: number | null
+  eps_high: number | null
+}
+
+export interface ThemeEdgesTable {
+  theme: string
+  segment: string
+  code: string
+  weight: number
+  evidence: string
+  track: string
+}
+
+export interface ThemeEventsTable {
+  trade_date: IsoDate
+  theme: string
+  intensity: number
+  title: string
+}
+
+export interface HoldingsTable {
+  code: string
+  qty: number
+  cost_price: number | null
+  updated_at: IsoDate
+}
+
+export interface GraphEvidence {
+  theme: string
+  segment: string
+  weight: number
+  evidence: string
+  track: string
+}
+
+export interface TierScoresTable {
+  trade_date: IsoDate
+  code: string
+  score: number
+  rank: number
+  tier: 'main' | 'observe' | 'reject'
+  theme: string | null
+  segment: string | null
+  upside: number | null
+  heat: number | null
+  transmission: number | null
+  track: string | null
+  graph_evidence: Json<GraphEvidence[]>
+  build_id: string
+}
+
+export interface BuildsTable {
+  build_id: string
+  trade_date: IsoDate
+  started_at: ColumnType<Date, Date | string, Date | string>
+  finished_at: ColumnType<Date, Date | string, Date | string>
+  code_version: string
+  stale: string
+  counts: Json<Record<string, number>>
+}
+
+export interface StockDailyTable {
+  code: string
+  trade_date: IsoDate
+  verdict: 'main' | 'observe' | 'reject' | 'absent'
+  card_rank: number | null
+  plan_version: string
+  logic_state: 'forming' | 'confirmed' | 'weakening' | 'broken'
+  score: number | null
+  score_ema: number
+  state_since: IsoDate
+  state_rule: string
+  above_days: number
+  absent_days: number
+  code_version: string
+}
+
+export interface ChainRunsTable {
+  log_id: number
+  job_id: number
+  handler: string
+  params: string
+  block_strategy: string
+  timeout_s: number
+  log_date_time: number
+  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'killed' | 'timeout'
+  step: string | null
+  handle_code: number | null
+  handle_msg: string | null
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>
+  started_at: ColumnType<Date | null, Date | string | null, Date | string | null>
+  finished_at: ColumnType<Date | null, Date | string | null, Date | string | null>
+}
+
+export interface ChainRunLinesTable {
+  log_id: number
+  line_no: number
+  logged_at: ColumnType<Date, Date | string | undefined, Date | string>
+  text: string
+}
+
+export interface CallbackOutboxTable {
+  log_id: number
+  log_date_time: number
+  handle_code: number
+  handle_msg: string
+  attempts: ColumnType<number, number | undefined, number>
+  next_attempt_at: ColumnType<Date, Date | string | undefined, Date | string>
+  last_error: string | null
+  delivered_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>
+}
+
+export interface Database {
+  securities: SecuritiesTable
+  daily_bars: BarColumns
+  index_bars: BarColumns
+  daily_basics: DailyBasicsTable
+  financials: FinancialsTable
+  eps_forecasts: EpsForecastsTable
+  theme_edges: ThemeEdgesTable
+  theme_events: ThemeEventsTable
+  holdings: HoldingsTable
+  tier_scores: TierScoresTable
+  builds: BuildsTable
+  stock_daily: StockDailyTable
+  chain_runs: ChainRunsTable
+  chain_run_lines: ChainRunLinesTable
+  callback_outbox: CallbackOutboxTable
+}
+
+export type TierScoreRow = Selectable<TierScoresTable>
+export type NewTierScoreRow = Insertable<TierScoresTable>
+export type StockDailyRow = Selectable<StockDailyTable>
+export type SecurityRow = Selectable<SecuritiesTable>
+export type BarRow = Selectable<BarColumns>
+export type BuildRow = Selectable<BuildsTable>

@@ -1,0 +1,52 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import pg from 'pg'
+import type { TestProject } from 'vitest/node'
+import { createLogger } from '../../src/logger.js'
+import { createDb } from '../../src/storage/db.js'
+import { type RunningPostgres, startEmbeddedPostgres } from '../../src/storage/embedded-postgres.js'
+import { migrateToLatest } from '../../src/storage/migrate.js'
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    pgAdminUrl: string
+    pgTemplate: string
+  }
+}
+
+export const TEMPLATE_DB = 'stockplan_test_template'
+
+/**
+ * One PostgreSQL for the whole run: the embedded one in a fresh temp dir, or the server named by
+ * TEST_DATABASE_URL (CI's PostgreSQL 15 leg). A migrated template database is cloned per test file.
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const log = createLogger({ logLevel: 'warn' })
+  let embedded: RunningPostgres | undefined
+  let tempDir: string | undefined
+  let adminUrl = process.env.TEST_DATABASE_URL
+  if (!adminUrl) {
+    tempDir = await mkdtemp(path.join(os.tmpdir(), 'stockplan-test-pg-'))
+    await import('node:fs/promises').then((fs) => fs.chmod(tempDir!, 0o755))
+    embedded = await startEmbeddedPostgres(path.join(tempDir, 'pg'), log)
+    adminUrl = embedded.url
+  }
+  const admin = new pg.Client({ connectionString: adminUrl })
+  await admin.connect()
+  await admin.query(`drop database if exists ${TEMPLATE_DB}`)
+  await admin.query(`create database ${TEMPLATE_DB}`)
+  await admin.end()
+  const templateUrl = new URL(adminUrl)
+  templateUrl.pathname = `/${TEMPLATE_DB}`
+  const handle = createDb(templateUrl.toString(), log)
+  await migrateToLatest(handle.db)
+  await handle.db.destroy()
+
+  project.provide('pgAdminUrl', adminUrl)
+  project.provide('pgTemplate', TEMPLATE_DB)
+  return async () => {
+    await embedded?.stop()
+    if (tempDir) await rm(tempDir, { recursive: true, force: true })
+  }
+}

@@ -1,0 +1,43 @@
+import { randomBytes } from 'node:crypto'
+import pg from 'pg'
+import { inject } from 'vitest'
+import { createLogger } from '../../src/logger.js'
+import { createDb, type Db, type DbHandle } from '../../src/storage/db.js'
+
+export interface TestDatabase extends DbHandle {
+  readonly db: Db
+  readonly url: string
+  readonly name: string
+  drop(): Promise<void>
+}
+
+/** A fresh migrated database cloned from the run's template; drop() destroys it. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const adminUrl = inject('pgAdminUrl')
+  const name = `t_${randomBytes(6).toString('hex')}`
+  const admin = new pg.Client({ connectionString: adminUrl })
+  await admin.connect()
+  try {
+    await admin.query(`create database ${name} template ${inject('pgTemplate')}`)
+  } finally {
+    await admin.end()
+  }
+  const url = new URL(adminUrl)
+  url.pathname = `/${name}`
+  const handle = createDb(url.toString(), createLogger({ logLevel: 'silent' }))
+  return {
+    ...handle,
+    url: url.toString(),
+    name,
+    async drop() {
+      await handle.db.destroy()
+      const client = new pg.Client({ connectionString: adminUrl })
+      await client.connect()
+      try {
+        await client.query(`drop database if exists ${name} with (force)`)
+      } finally {
+        await client.end()
+      }
+    },
+  }
+}
