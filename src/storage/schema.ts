@@ -130,6 +130,7 @@ export interface StockDailyTable {
   score_ema: number
   state_since: IsoDate
   state_rule: string
+  days_in_state: number
   above_days: number
   absent_days: number
   code_version: string

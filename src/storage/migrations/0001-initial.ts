@@ -56,7 +56,7 @@ const STATEMENTS = [
     plan_version text not null,
     logic_state text not null check (logic_state in ('forming','confirmed','weakening','broken')),
     score double precision, score_ema double precision not null, state_since date not null,
-    state_rule text not null, above_days integer not null default 0, absent_days integer not null default 0,
+    state_rule text not null, days_in_state integer not null default 1, above_days integer not null default 0, absent_days integer not null default 0,
     code_version text not null, primary key (code, trade_date))`,
   'create index stock_daily_date on stock_daily (trade_date)',
   `create table chain_runs (log_id bigint primary key, job_id integer not null, handler text not null,
