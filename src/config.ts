@@ -8,6 +8,8 @@ export interface Config {
   readonly databaseUrl: string | undefined
   readonly pgDataDir: string
   readonly planDataDir: string
+  /** Where `stockplan demo` writes its CSVs. */
+  readonly demoDataDir: string
   readonly planFromSnapshot: boolean
   readonly planCacheSec: number
   readonly poolTop: number
@@ -87,6 +89,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     pgDataDir: path.resolve(cwd, text(env, 'PG_DATA_DIR') ?? 'var/pg'),
     planDataDir: path.resolve(cwd, text(env, 'PLAN_DATA_DIR') ?? 'var/plan'),
+    demoDataDir: path.resolve(cwd, text(env, 'DEMO_DATA_DIR') ?? 'var/demo'),
     planFromSnapshot: flag(env, 'PLAN_FROM_SNAPSHOT', true),
     planCacheSec: integer(env, 'PLAN_CACHE_SEC', 43200, 0, 10 * 365 * 86400),
     poolTop,

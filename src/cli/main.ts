@@ -1,8 +1,16 @@
 import { Command } from 'commander'
 import { ConfigError } from '../config.js'
 import { registerDbCommands } from './db.command.js'
+import { registerDemoCommand } from './demo.command.js'
+import { registerImportCommand } from './import.command.js'
+import { registerJobCommands } from './jobs.command.js'
+import { registerServeCommand } from './serve.command.js'
 
 const program = new Command('stockplan').description('Daily stock plan service').version('0.1.0')
+registerServeCommand(program)
+registerDemoCommand(program)
+registerImportCommand(program)
+registerJobCommands(program)
 registerDbCommands(program)
 
 try {

@@ -2,18 +2,16 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
-import type { Config } from '../config.js'
-import type { Logger } from '../logger.js'
-import type { TierRepository } from '../storage/tier.repository.js'
+import type { Services } from '../compose.js'
 import { installAccessLog } from './plugins/access-log.js'
 import { installErrorHandler } from './plugins/error-handler.js'
 import datesRoutes from './routes/dates.routes.js'
 import healthRoutes from './routes/health.routes.js'
+import planRoutes from './routes/plan.routes.js'
 
-export interface AppDeps {
-  readonly config: Config
-  readonly log: Logger
-  readonly tiers: TierRepository
+export type AppDeps = Pick<Services, 'config' | 'log' | 'tiers' | 'plans'> & {
+  /** Registered last, e.g. the scheduler router when its key is configured. */
+  readonly extraPlugins?: ReadonlyArray<(app: FastifyInstance) => Promise<void>>
 }
 
 export const APP_VERSION = '0.1'
@@ -45,5 +43,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     poolMax: deps.config.poolMax,
   })
   await app.register(datesRoutes, { listDates: (limit) => deps.tiers.listDates(limit) })
+  await app.register(planRoutes, { plans: deps.plans })
+  for (const plugin of deps.extraPlugins ?? []) await plugin(app)
   return app
 }

@@ -3,6 +3,8 @@ import type { ColumnType, Insertable, Selectable } from 'kysely'
 /** ISO date string `YYYY-MM-DD` (the DATE type parser returns strings). */
 export type IsoDate = string
 type Json<T> = ColumnType<T, string, string>
+/** A column with a database default: optional on insert. */
+type Defaulted<T> = ColumnType<T, T | undefined, T>
 
 export interface SecuritiesTable {
   code: string
@@ -107,6 +109,14 @@ export interface TierScoresTable {
   track: string | null
   graph_evidence: Json<GraphEvidence[]>
   build_id: string
+  /** Screening facts captured at build time so plan assembly is one query. */
+  name: Defaulted<string>
+  close: Defaulted<number | null>
+  is_suspended: Defaulted<boolean>
+  is_st: Defaulted<boolean>
+  listed_days: Defaulted<number>
+  amount_ma20: Defaulted<number>
+  invalidated: Defaulted<boolean>
 }
 
 export interface BuildsTable {
@@ -136,6 +146,9 @@ export interface StockDailyTable {
   code_version: string
 }
 
+export type ChainRunStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'killed' | 'timeout'
+
+/** One scheduler trigger (XXL-JOB logId); the owner beats `heartbeat_at` while the run is queued or running. */
 export interface ChainRunsTable {
   log_id: number
   job_id: number
@@ -144,22 +157,28 @@ export interface ChainRunsTable {
   block_strategy: string
   timeout_s: number
   log_date_time: number
-  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'killed' | 'timeout'
+  status: ChainRunStatus
   step: string | null
   handle_code: number | null
   handle_msg: string | null
+  owner_id: string
+  owner_address: string | null
+  heartbeat_at: ColumnType<Date, Date | string | undefined, Date | string>
   created_at: ColumnType<Date, Date | string | undefined, Date | string>
   started_at: ColumnType<Date | null, Date | string | null, Date | string | null>
   finished_at: ColumnType<Date | null, Date | string | null, Date | string | null>
 }
 
+/** A run's log, line_no from 1; shown as `YYYY-MM-DD HH:mm:ss [step] text`. */
 export interface ChainRunLinesTable {
   log_id: number
   line_no: number
   logged_at: ColumnType<Date, Date | string | undefined, Date | string>
+  step: string
   text: string
 }
 
+/** The callback that closes a run at the admin; written in the transaction that finishes the run. */
 export interface CallbackOutboxTable {
   log_id: number
   log_date_time: number
@@ -167,6 +186,7 @@ export interface CallbackOutboxTable {
   handle_msg: string
   attempts: ColumnType<number, number | undefined, number>
   next_attempt_at: ColumnType<Date, Date | string | undefined, Date | string>
+  last_attempt_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
   last_error: string | null
   delivered_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
   created_at: ColumnType<Date, Date | string | undefined, Date | string>

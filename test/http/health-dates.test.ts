@@ -1,9 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildApp } from '../../src/http/app.js'
 import { createLogger } from '../../src/logger.js'
 import { createDb } from '../../src/storage/db.js'
-import { createTierRepository } from '../../src/storage/tier.repository.js'
 import { buildTestApp } from '../support/app.js'
 import { testConfig } from '../support/config.js'
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
@@ -28,12 +26,13 @@ async function insertTierDates(t: TestDatabase, dates: string[]): Promise<void> 
 describe('GET /health and GET /plan/dates', () => {
   let t: TestDatabase
   let app: FastifyInstance
+  let close: () => Promise<void>
   beforeAll(async () => {
     t = await createTestDatabase()
-    app = await buildTestApp(t.db, { POOL_TOP: '25', POOL_MAX: '60' })
+    ;({ app, close } = await buildTestApp(t, { POOL_TOP: '25', POOL_MAX: '60' }))
   })
   afterAll(async () => {
-    await app.close()
+    await close()
     await t.drop()
   })
 
@@ -85,10 +84,8 @@ describe('GET /health and GET /plan/dates', () => {
 
 describe('GET /health with the store unreachable', () => {
   it('answers 200 ok:false with the error text and the pool depth', async () => {
-    const config = testConfig()
-    const log = createLogger(config)
-    const { db } = createDb('postgres://postgres@127.0.0.1:1/none', log)
-    const app = await buildApp({ config, log, tiers: createTierRepository(db) })
+    const handle = createDb('postgres://postgres@127.0.0.1:1/none', createLogger(testConfig()))
+    const { app, close } = await buildTestApp(handle)
     const res = await app.inject('/health')
     expect(res.statusCode).toBe(200)
     const body = res.json()
@@ -96,7 +93,7 @@ describe('GET /health with the store unreachable', () => {
     expect(body.error).toMatch(/ECONNREFUSED/)
     expect(body).toMatchObject({ pool_top: 20, pool_max: 50 })
     expect(body.latest_plan_date).toBeUndefined()
-    await app.close()
-    await db.destroy()
+    await close()
+    await handle.db.destroy()
   })
 })

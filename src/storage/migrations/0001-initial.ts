@@ -49,7 +49,16 @@ const STATEMENTS = [
   `create table tier_scores (trade_date date not null, code text not null, score double precision not null,
     rank integer not null, tier text not null check (tier in ('main','observe','reject')), theme text,
     segment text, upside double precision, heat double precision, transmission double precision, track text,
-    graph_evidence jsonb not null default '[]', build_id text not null, primary key (trade_date, code))`,
+    graph_evidence jsonb not null default '[]', build_id text not null,
+    name text not null default '', close double precision, is_suspended boolean not null default false,
+    is_st boolean not null default false, listed_days integer not null default 0,
+    amount_ma20 double precision not null default 0, invalidated boolean not null default false,
+    primary key (trade_date, code))`,
+  // Plan caches in every process learn of a new data date at once, whoever wrote it.
+  `create function notify_tier_dates() returns trigger language plpgsql as $$
+    begin perform pg_notify('stockplan_tier_dates', ''); return null; end $$`,
+  `create trigger tier_scores_changed after insert or update or delete or truncate on tier_scores
+    for each statement execute function notify_tier_dates()`,
   'create index tier_scores_code on tier_scores (code, trade_date)',
   `create table stock_daily (code text not null, trade_date date not null,
     verdict text not null check (verdict in ('main','observe','reject','absent')), card_rank integer,
@@ -59,19 +68,23 @@ const STATEMENTS = [
     state_rule text not null, days_in_state integer not null default 1, above_days integer not null default 0, absent_days integer not null default 0,
     code_version text not null, primary key (code, trade_date))`,
   'create index stock_daily_date on stock_daily (trade_date)',
+  // Scheduler runs (one XXL-JOB trigger = one logId). owner_id/heartbeat_at tell a live replica's runs from a
+  // dead process's: a run whose owner stopped beating is closed as failed by whichever executor sees it.
   `create table chain_runs (log_id bigint primary key, job_id integer not null, handler text not null,
     params text not null default '', block_strategy text not null, timeout_s integer not null default 0,
     log_date_time bigint not null default 0,
     status text not null check (status in ('queued','running','succeeded','failed','killed','timeout')),
-    step text, handle_code integer, handle_msg text, created_at timestamptz not null default now(),
+    step text, handle_code integer, handle_msg text, owner_id text not null, owner_address text,
+    heartbeat_at timestamptz not null default now(), created_at timestamptz not null default now(),
     started_at timestamptz, finished_at timestamptz)`,
-  'create index chain_runs_job on chain_runs (job_id, status)',
+  `create index chain_runs_live on chain_runs (heartbeat_at) where status in ('queued','running')`,
   `create table chain_run_lines (log_id bigint not null references chain_runs (log_id) on delete cascade,
-    line_no integer not null, logged_at timestamptz not null default now(), text text not null,
-    primary key (log_id, line_no))`,
-  `create table callback_outbox (log_id bigint primary key, log_date_time bigint not null,
-    handle_code integer not null, handle_msg text not null, attempts integer not null default 0,
-    next_attempt_at timestamptz not null default now(), last_error text, delivered_at timestamptz,
+    line_no integer not null check (line_no >= 1), logged_at timestamptz not null default now(),
+    step text not null, text text not null, primary key (log_id, line_no))`,
+  `create table callback_outbox (log_id bigint primary key references chain_runs (log_id) on delete cascade,
+    log_date_time bigint not null, handle_code integer not null, handle_msg text not null,
+    attempts integer not null default 0, next_attempt_at timestamptz not null default now(),
+    last_attempt_at timestamptz, last_error text, delivered_at timestamptz,
     created_at timestamptz not null default now())`,
   'create index callback_outbox_pending on callback_outbox (next_attempt_at) where delivered_at is null',
 ]
@@ -85,4 +98,5 @@ export async function down(db: Kysely<any>): Promise<void> {
     'holdings', 'theme_events', 'theme_edges', 'eps_forecasts', 'financials', 'daily_basics', 'index_bars',
     'daily_bars', 'securities']
   for (const table of tables) await sql.raw(`drop table if exists ${table}`).execute(db)
+  await sql.raw('drop function if exists notify_tier_dates()').execute(db)
 }

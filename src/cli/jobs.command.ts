@@ -1,0 +1,41 @@
+import type { Command } from 'commander'
+import { withContext } from './context.js'
+import { parseIsoDate } from './options.js'
+
+/** `stockplan build|plan|push-pool|chain [--date D]`: the same job functions the scheduler calls. */
+export function registerJobCommands(program: Command): void {
+  const steps = [
+    ['build', 'score every stock for the data date into the tier score table'],
+    ['plan', 'assemble the plan: snapshot, Markdown plan file, per-stock daily rows'],
+    ['push-pool', 'write pool/<date>.json and push it to POOL_PUSH_URL'],
+  ] as const
+  for (const [name, description] of steps) {
+    program
+      .command(name)
+      .description(description)
+      .option('--date <YYYY-MM-DD>', 'data date (default: the latest the data allows)', parseIsoDate)
+      .action((opts: { date?: string }) =>
+        withContext(async ({ services, signal }) => {
+          const result = await services.steps[name]({ date: opts.date }, signal)
+          console.log(result.summary)
+        }),
+      )
+  }
+  program
+    .command('chain')
+    .description('build, then plan, then push-pool, stopping at the first failure')
+    .option('--date <YYYY-MM-DD>', 'data date (default: the latest bar date)', parseIsoDate)
+    .option('--no-wait', 'refuse instead of waiting when another process runs the chain for the date')
+    .action((opts: { date?: string; wait: boolean }) =>
+      withContext(async ({ services, signal }) => {
+        const result = await services.chain({ date: opts.date }, signal, {
+          refuseIfBusy: !opts.wait,
+          onStep: (step, event, detail) => {
+            if (event === 'start') process.stderr.write(`chain: ${step} ...\n`)
+            else process.stderr.write(`chain: ${detail ?? `${step} ok`}\n`)
+          },
+        })
+        console.log(result.summary)
+      }),
+    )
+}

@@ -1,0 +1,128 @@
+import type pg from 'pg'
+import type { Config } from './config.js'
+import { runBuild } from './jobs/build.job.js'
+import { runChain } from './jobs/chain.job.js'
+import type { ChainStep } from './jobs/job.js'
+import { runPlan } from './jobs/plan.job.js'
+import { type Progress, silentProgress } from './jobs/progress.js'
+import { runPushPool } from './jobs/push-pool.job.js'
+import type { Logger } from './logger.js'
+import { createLatestDate, type LatestDate } from './services/latest-date.js'
+import { createPlanAssembler, type PlanAssembler } from './services/plan-assembler.js'
+import { createPlanService, type PlanObserver, type PlanService } from './services/plan.service.js'
+import { createSnapshotMeta, type SnapshotMetaReader } from './services/snapshot-meta.js'
+import type { Db } from './storage/db.js'
+import { createMarketDataRepository, type MarketDataRepository } from './storage/market-data.repository.js'
+import { createPlanFiles, type PlanFiles } from './storage/plan-files.js'
+import { createPlanInputRepository, type PlanInputRepository } from './storage/plan-input.repository.js'
+import { createTierRepository, type TierRepository } from './storage/tier.repository.js'
+import { codeVersion } from './version.js'
+
+export interface StoreHandle {
+  readonly db: Db
+  readonly pool: pg.Pool
+  readonly url?: string
+}
+
+export interface Services {
+  readonly config: Config
+  readonly log: Logger
+  readonly store: StoreHandle
+  readonly tiers: TierRepository
+  readonly market: MarketDataRepository
+  readonly inputs: PlanInputRepository
+  readonly files: PlanFiles
+  readonly assembler: PlanAssembler
+  readonly snapshots: SnapshotMetaReader
+  readonly latestDate: LatestDate
+  readonly plans: PlanService
+  readonly steps: Readonly<{ build: ChainStep; plan: ChainStep; 'push-pool': ChainStep }>
+  readonly chain: (args: { date?: string }, signal: AbortSignal, options?: Parameters<typeof runChain>[3]) => ReturnType<typeof runChain>
+  close(): Promise<void>
+}
+
+export interface ServiceOptions {
+  readonly progress?: Progress
+  readonly now?: () => Date
+  /** Keep a LISTEN connection for new tier dates (the server does; one-shot CLI commands need not). */
+  readonly listen?: boolean
+  readonly observe?: PlanObserver
+  readonly fetch?: typeof fetch
+}
+
+/** The composition root shared by the server, the CLI and the tests: everything is wired here and only here. */
+export function createServices(config: Config, log: Logger, store: StoreHandle, options: ServiceOptions = {}): Services {
+  const now = options.now ?? (() => new Date())
+  const progress = options.progress ?? silentProgress
+  const tiers = createTierRepository(store.db)
+  const market = createMarketDataRepository(store.db)
+  const inputs = createPlanInputRepository(store.db)
+  const files = createPlanFiles(config.planDataDir)
+  const assembler = createPlanAssembler({ inputs, planVersion: config.planVersion, now })
+  const snapshots = createSnapshotMeta({ files, log })
+  const latestDate = createLatestDate({ url: options.listen ? store.url : undefined, query: () => tiers.latestDate(), log })
+  const plans = createPlanService({
+    assembler,
+    files,
+    snapshots,
+    latestDate,
+    log,
+    fromSnapshot: config.planFromSnapshot,
+    cacheSec: config.planCacheSec,
+    observe: options.observe,
+  })
+  const version = codeVersion()
+  const steps = {
+    build: (args: { date?: string }, signal: AbortSignal) =>
+      runBuild({ db: store.db, market, log, progress, codeVersion: version, now }, args, signal),
+    plan: (args: { date?: string }, signal: AbortSignal) =>
+      runPlan(
+        {
+          db: store.db,
+          inputs,
+          market,
+          assembler,
+          files,
+          log,
+          planVersion: config.planVersion,
+          codeVersion: version,
+          now,
+          onPlanWritten: (date) => snapshots.forget(date),
+        },
+        args,
+        signal,
+      ),
+    'push-pool': (args: { date?: string }, signal: AbortSignal) =>
+      runPushPool(
+        {
+          latestDate: () => tiers.latestDate(),
+          getFull: (date) => plans.getFull(date),
+          files,
+          log,
+          poolTop: config.poolTop,
+          poolMax: config.poolMax,
+          pushUrl: config.poolPushUrl,
+          fetch: options.fetch,
+        },
+        args,
+        signal,
+      ),
+  }
+  return {
+    config,
+    log,
+    store,
+    tiers,
+    market,
+    inputs,
+    files,
+    assembler,
+    snapshots,
+    latestDate,
+    plans,
+    steps,
+    chain: (args, signal, chainOptions) =>
+      runChain({ pool: store.pool, latestBarDate: () => market.latestBarDate(), steps }, args, signal, chainOptions),
+    close: () => latestDate.close(),
+  }
+}

@@ -1,0 +1,126 @@
+import type { Tier } from './build-rules.js'
+
+export interface EvidenceEdge {
+  readonly theme: string
+  readonly segment: string
+  readonly weight: number
+  readonly evidence: string
+  readonly track: string
+}
+
+/** One row of the tier score table with the screening facts the build captured. */
+export interface TierRow {
+  readonly code: string
+  readonly name: string
+  readonly score: number
+  readonly rank: number
+  readonly tier: Tier
+  readonly theme: string | null
+  readonly segment: string | null
+  readonly track: string | null
+  readonly upside: number | null
+  readonly heat: number | null
+  readonly transmission: number | null
+  readonly graph_evidence: readonly EvidenceEdge[]
+  readonly close: number | null
+  readonly is_suspended: boolean
+  readonly is_st: boolean
+  readonly listed_days: number
+  readonly amount_ma20: number
+  readonly invalidated: boolean
+}
+
+export interface LogicTag {
+  readonly state: string
+  readonly days: number
+}
+
+export interface PlanSizes {
+  readonly top: number
+  readonly obs_top: number
+  readonly theme_cap: number
+}
+
+export type ScreenReason = 'held' | 'suspended' | 'st' | 'new_listing' | 'illiquid'
+export type SelectionReason = 'theme_cap' | 'beyond_top' | 'beyond_obs_top' | 'tier_reject'
+export type ReasonCode = ScreenReason | SelectionReason | 'not_in_tier_table'
+export type Decision = 'main' | 'observe' | 'reject' | 'absent'
+
+/** A screened main- or observe-tier row, as kept in the snapshot's `_full`. */
+export interface FullRow {
+  readonly code: string
+  readonly name: string
+  readonly rank: number
+  readonly score: number
+  readonly tier: Tier
+  readonly theme: string | null
+  readonly segment: string | null
+  readonly track: string | null
+  readonly upside: number | null
+  readonly heat: number | null
+  readonly transmission: number | null
+  readonly graph_evidence: readonly EvidenceEdge[]
+  readonly logic_state: string | null
+  readonly logic_days: number | null
+}
+
+/** Everything any `top`/`obs_top`/`theme_cap` cut needs: the snapshot's `_full`. */
+export interface FullPlan {
+  readonly date: string
+  readonly plan_version: string
+  readonly generated_at: string
+  /** Screened main- and observe-tier rows in rank order. */
+  readonly rows: readonly FullRow[]
+  readonly tier_counts: Readonly<Record<Tier, number>>
+  readonly screen_counts: Readonly<Record<ScreenReason, number>>
+  /** Reject-tier rows that passed screening. */
+  readonly screened_reject: number
+  /** The previous data date's main list, and today's reason for each of them outside today's rows. */
+  readonly prev_date: string | null
+  readonly prev_main: readonly string[]
+  readonly prev_reasons: Readonly<Record<string, ReasonCode>>
+  readonly names: Readonly<Record<string, string>>
+}
+
+export interface PlanRow extends Omit<FullRow, 'logic_days'> {
+  readonly decision: 'main' | 'observe'
+  readonly card_rank: number
+  readonly verdict_text: string
+}
+
+export interface WatchItem {
+  readonly code: string
+  readonly name: string
+  readonly reason: ReasonCode | 'observe'
+  readonly text: string
+}
+
+export interface SegmentPointed {
+  readonly theme: string
+  readonly segment: string
+  readonly count: number
+  readonly codes: string[]
+  readonly heat: number | null
+}
+
+export interface Candidate {
+  readonly code: string
+  readonly name: string
+  readonly rank: number
+  readonly score: number
+  readonly tier: Tier
+  readonly theme: string | null
+}
+
+/** The plan body for one set of sizes, without the per-request keys (snapshot, regime, market, plan_source). */
+export interface PlanBody {
+  readonly date: string
+  readonly main: PlanRow[]
+  readonly observe: PlanRow[]
+  readonly generated_at: string
+  readonly plan_version: string
+  readonly card_counts: Record<string, number>
+  readonly candidates: Candidate[]
+  readonly watch: WatchItem[]
+  readonly segments_pointed: SegmentPointed[]
+}

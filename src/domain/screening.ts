@@ -1,0 +1,13 @@
+import type { ScreenReason, TierRow } from './plan-types.js'
+
+export const SCREEN_RULES = Object.freeze({ minListedDays: 60, minAmountMa20: 50_000_000 })
+
+/** The first screening rule a row fails, in the design's order (held first: held codes never reach the plan). */
+export function screenReason(row: TierRow, held: ReadonlySet<string>): ScreenReason | undefined {
+  if (held.has(row.code)) return 'held'
+  if (row.is_suspended) return 'suspended'
+  if (row.is_st) return 'st'
+  if (row.listed_days < SCREEN_RULES.minListedDays) return 'new_listing'
+  if (row.amount_ma20 < SCREEN_RULES.minAmountMa20) return 'illiquid'
+  return undefined
+}

@@ -1,0 +1,106 @@
+import { randomUUID } from 'node:crypto'
+import { BUILD_RULES } from '../domain/build-rules.js'
+import { type ScoredStock, type StockFacts, scoreStocks } from '../domain/scoring.js'
+import { stockFacts } from '../domain/stock-facts.js'
+import type { Logger } from '../logger.js'
+import type { Db } from '../storage/db.js'
+import type { MarketDataRepository } from '../storage/market-data.repository.js'
+import { replaceTierScores } from '../storage/tier-write.repository.js'
+import { type DateArgs, type JobResult, throwIfAborted } from './job.js'
+import type { Progress } from './progress.js'
+
+export interface BuildDeps {
+  readonly db: Db
+  readonly market: MarketDataRepository
+  readonly log: Logger
+  readonly progress: Progress
+  readonly codeVersion: string
+  readonly now: () => Date
+}
+
+export interface BuildResult extends JobResult {
+  readonly buildId: string
+  readonly counts: Record<string, number>
+  readonly stale: string
+}
+
+export class BuildInputError extends Error {
+  override name = 'BuildInputError'
+}
+
+/** Why the inputs for `date` were incomplete, or '' when they were not. */
+function staleText(date: string, calendar: readonly string[], missingBars: number, lastEvent: string | undefined): string {
+  const notes: string[] = []
+  if (missingBars > 0) notes.push(`${missingBars} listed stocks have no bar on ${date}`)
+  const cutoff = calendar[Math.max(0, calendar.length - 1 - BUILD_RULES.staleEventDays)]!
+  if (lastEvent === undefined) notes.push('no theme events imported')
+  else if (lastEvent < cutoff) notes.push(`theme events last on ${lastEvent}`)
+  return notes.join('; ')
+}
+
+/** Tier scores for data date T, written with a builds record in one transaction (a rerun replaces the date). */
+export async function runBuild(deps: BuildDeps, args: DateArgs, signal: AbortSignal): Promise<BuildResult> {
+  const startedAt = deps.now()
+  const date = args.date ?? (await deps.market.latestBarDate())
+  if (!date) throw new BuildInputError('no daily bars imported: run `stockplan import --dir DIR` or `stockplan demo` first')
+  const { market, progress } = deps
+  progress.start(`build ${date}`, 4)
+  const calendar = await market.calendar(date)
+  if (calendar[calendar.length - 1] !== date) {
+    throw new BuildInputError(`no daily bars on ${date}: import that day's data first (latest is ${calendar.at(-1) ?? 'none'})`)
+  }
+  const from = calendar[Math.max(0, calendar.length - 1 - BUILD_RULES.maLong)]!
+  const eventsFrom = calendar[Math.max(0, calendar.length - BUILD_RULES.heatLookbackDays)]!
+  const [securities, bars, edges, events, peStats, basics, financials, forecasts, lastEvent] = await Promise.all([
+    market.securities(),
+    market.bars(from, date),
+    market.edges(),
+    market.events(eventsFrom, date),
+    market.peStats(date),
+    market.basicsOn(date),
+    market.financials(date),
+    market.forecasts(date),
+    market.lastEventDate(date),
+  ])
+  progress.tick()
+  throwIfAborted(signal)
+
+  const facts = new Map<string, StockFacts>()
+  for (const [code, codeBars] of bars) {
+    const last = codeBars[codeBars.length - 1]!
+    if (last.trade_date !== date) continue
+    const f = stockFacts({
+      price: last.close,
+      peToday: basics.get(code)?.pe_ttm ?? null,
+      pe: peStats.get(code) ?? null,
+      forecast: forecasts.get(code) ?? null,
+      financials: financials.get(code) ?? [],
+    })
+    facts.set(code, { upside: f.upside, quality: f.quality, invalidated: f.invalidated })
+  }
+  const scored: ScoredStock[] = scoreStocks({ date, calendar, securities, bars, edges, events, facts })
+  progress.tick()
+  throwIfAborted(signal)
+
+  const listed = securities.filter((s) => s.list_date === null || s.list_date <= date)
+  const counts = {
+    securities: securities.length,
+    scored: scored.length,
+    main: scored.filter((s) => s.tier === 'main').length,
+    observe: scored.filter((s) => s.tier === 'observe').length,
+    reject: scored.filter((s) => s.tier === 'reject').length,
+    missing_bars: listed.length - scored.length,
+  }
+  const stale = staleText(date, calendar, counts.missing_bars, lastEvent)
+  const buildId = `${date}-${randomUUID().slice(0, 8)}`
+  await replaceTierScores(
+    deps.db,
+    { build_id: buildId, trade_date: date, started_at: startedAt, finished_at: deps.now(), code_version: deps.codeVersion, stale, counts },
+    scored,
+  )
+  progress.tick(2)
+  progress.done()
+  const summary = `build ${date}: ${counts.scored} scored (${counts.main} main, ${counts.observe} observe)${stale ? `; stale: ${stale}` : ''}`
+  deps.log.info({ date, buildId, counts, stale }, 'build finished')
+  return { summary, date, buildId, counts, stale }
+}

@@ -1,0 +1,52 @@
+import type pg from 'pg'
+import { withChainLock } from '../storage/chain-lock.js'
+import { type ChainStep, type DateArgs, type JobResult, throwIfAborted } from './job.js'
+
+export type StepName = 'build' | 'plan' | 'push-pool'
+
+export class ChainStepError extends Error {
+  override name = 'ChainStepError'
+  readonly step: StepName
+  constructor(step: StepName, cause: unknown) {
+    super(`${step} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause })
+    this.step = step
+  }
+}
+
+export interface ChainDeps {
+  readonly pool: pg.Pool
+  readonly latestBarDate: () => Promise<string | undefined>
+  readonly steps: Readonly<Record<StepName, ChainStep>>
+}
+
+export interface ChainOptions {
+  /** Refuse instead of waiting when another process runs the chain for the date. */
+  readonly refuseIfBusy?: boolean
+  /** Asked between steps: true stops the chain at the boundary (service shutdown). */
+  readonly draining?: () => boolean
+  readonly onStep?: (step: StepName, event: 'start' | 'ok', detail?: string) => void | Promise<void>
+}
+
+const ORDER: readonly StepName[] = ['build', 'plan', 'push-pool']
+
+/** build, then plan, then push-pool for one date under the date's advisory lock; stops at the first failure. */
+export async function runChain(deps: ChainDeps, args: DateArgs, signal: AbortSignal, options: ChainOptions = {}): Promise<JobResult> {
+  const date = args.date ?? (await deps.latestBarDate())
+  if (!date) throw new ChainStepError('build', new Error('no daily bars imported: run `stockplan import` or `stockplan demo` first'))
+  return withChainLock(deps.pool, date, options.refuseIfBusy ? 'try' : 'wait', signal, async () => {
+    const summaries: string[] = []
+    for (const step of ORDER) {
+      throwIfAborted(signal)
+      if (options.draining?.()) throw new ChainStepError(step, new Error('service shutting down before this step'))
+      await options.onStep?.(step, 'start')
+      try {
+        const result = await deps.steps[step]({ date }, signal)
+        summaries.push(result.summary)
+        await options.onStep?.(step, 'ok', result.summary)
+      } catch (err) {
+        throw new ChainStepError(step, err)
+      }
+    }
+    return { summary: summaries.join('; '), date }
+  })
+}

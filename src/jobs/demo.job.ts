@@ -1,0 +1,70 @@
+import { readFile } from 'node:fs/promises'
+import path from 'node:path'
+import type { Services } from '../compose.js'
+import type { Store } from '../storage/store.js'
+import { writeFileAtomic } from '../storage/atomic-file.js'
+import { type DemoOptions, generateDemoMarket } from './demo/generate.js'
+import { importDirectory } from './import/import-job.js'
+import type { Progress } from './progress.js'
+
+export interface DemoArgs extends DemoOptions {
+  /** Generate and import again even when the same demo is already in the store. */
+  readonly regenerate: boolean
+  /** How many of the last trading days to run the chain for (logic states need a history). */
+  readonly history: number
+}
+
+interface Marker {
+  readonly stocks: number
+  readonly days: number
+  readonly seed: number
+  readonly lastDate: string
+}
+
+const MARKER = '.demo.json'
+
+async function readMarker(dir: string): Promise<Marker | undefined> {
+  try {
+    return JSON.parse(await readFile(path.join(dir, MARKER), 'utf8')) as Marker
+  } catch {
+    return undefined
+  }
+}
+
+/** Reuse when the same demo was imported and planned before: `npm run demo` then starts in seconds. */
+async function isReusable(services: Services, dir: string, args: DemoArgs): Promise<Marker | undefined> {
+  const marker = await readMarker(dir)
+  if (!marker || marker.stocks !== args.stocks || marker.days !== args.days || marker.seed !== args.seed) return undefined
+  const [latest, snapshot] = await Promise.all([services.tiers.latestDate(), services.files.snapshotStamp(marker.lastDate)])
+  return latest === marker.lastDate && snapshot !== undefined ? marker : undefined
+}
+
+/** Generates the synthetic market, imports it and runs the chain for its last days. */
+export async function runDemo(
+  services: Services,
+  store: Store,
+  progress: Progress,
+  args: DemoArgs,
+  signal: AbortSignal,
+): Promise<{ summary: string; lastDate: string; reused: boolean }> {
+  const dir = path.join(services.config.demoDataDir, 'market')
+  if (!args.regenerate) {
+    const reused = await isReusable(services, dir, args)
+    if (reused) return { summary: `demo ${reused.lastDate}: reusing the imported demo market in ${dir}`, lastDate: reused.lastDate, reused: true }
+  }
+  const generated = await generateDemoMarket(dir, args, progress)
+  await importDirectory({ db: store.db, pool: store.pool, log: services.log, progress }, { dir, format: 'native' }, signal)
+  const calendar = await services.market.calendar(generated.lastDate)
+  const dates = calendar.slice(-Math.max(1, args.history))
+  for (const date of dates) {
+    const result = await services.chain({ date }, signal)
+    services.log.info({ date, summary: result.summary }, 'demo chain finished')
+  }
+  const marker: Marker = { stocks: args.stocks, days: args.days, seed: args.seed, lastDate: generated.lastDate }
+  await writeFileAtomic(path.join(dir, MARKER), `${JSON.stringify(marker)}\n`)
+  return {
+    summary: `demo ${generated.lastDate}: ${args.stocks} stocks x ${args.days} days imported, chain run for ${dates.length} days`,
+    lastDate: generated.lastDate,
+    reused: false,
+  }
+}

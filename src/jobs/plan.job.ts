@@ -1,0 +1,95 @@
+import { renderPlanMarkdown } from '../domain/markdown.js'
+import { cutPlan, DEFAULT_SIZES, decideCode, selectRows } from '../domain/plan-assembly.js'
+import { computeMarket, computeRegime } from '../domain/regime.js'
+import type { Logger } from '../logger.js'
+import type { PlanAssembler } from '../services/plan-assembler.js'
+import type { Db } from '../storage/db.js'
+import type { MarketDataRepository } from '../storage/market-data.repository.js'
+import type { PlanFiles } from '../storage/plan-files.js'
+import type { PlanInputRepository } from '../storage/plan-input.repository.js'
+import { loadMarketInput } from '../storage/regime-input.repository.js'
+import type { StockDailyTable } from '../storage/schema.js'
+import { replaceStockDaily } from '../storage/stock-daily.repository.js'
+import { type DateArgs, type JobResult, throwIfAborted } from './job.js'
+
+export interface PlanJobDeps {
+  readonly db: Db
+  readonly inputs: PlanInputRepository
+  readonly market: MarketDataRepository
+  readonly assembler: PlanAssembler
+  readonly files: PlanFiles
+  readonly log: Logger
+  readonly planVersion: string
+  readonly codeVersion: string
+  readonly now: () => Date
+  /** Told after the files are written, so an in-process plan cache can forget what it knew of the date. */
+  readonly onPlanWritten?: (date: string) => void
+}
+
+export interface PlanJobResult extends JobResult {
+  readonly main: number
+  readonly observe: number
+  readonly regime: string
+  readonly snapshot: string
+  readonly planFile: string
+}
+
+export class PlanInputError extends Error {
+  override name = 'PlanInputError'
+}
+
+/** The full plan for T: regime, snapshot (with `_full`), Markdown plan file and the per-stock daily rows. */
+export async function runPlan(deps: PlanJobDeps, args: DateArgs, signal: AbortSignal): Promise<PlanJobResult> {
+  const date = args.date ?? (await deps.inputs.latestTierDate())
+  if (!date) throw new PlanInputError('the tier table is empty: run `stockplan build` first')
+  const day = await deps.assembler.loadDay(date, 'all')
+  if (!day) throw new PlanInputError(`no tier scores for ${date}: run \`stockplan build --date ${date}\` first`)
+  throwIfAborted(signal)
+
+  const generatedAt = deps.now().toISOString()
+  const full = deps.assembler.toFull(day, generatedAt)
+  const plan = cutPlan(full, DEFAULT_SIZES)
+  const calendar = await deps.market.calendar(date)
+  const market = computeMarket(await loadMarketInput(deps.db, date, calendar))
+  const regime = computeRegime(market, date)
+  throwIfAborted(signal)
+
+  const selection = selectRows(full, DEFAULT_SIZES)
+  const daily: StockDailyTable[] = day.rows.map((row) => {
+    const verdict = decideCode(row.code, row, day.held, selection)
+    const memory = day.memories.get(row.code)!
+    return {
+      code: row.code,
+      trade_date: date,
+      verdict: verdict.decision,
+      card_rank: verdict.card_rank,
+      plan_version: deps.planVersion,
+      logic_state: memory.state,
+      score: memory.score,
+      score_ema: memory.score_ema,
+      state_since: memory.state_since,
+      state_rule: memory.state_rule,
+      days_in_state: memory.days_in_state,
+      above_days: memory.above_days,
+      absent_days: memory.absent_days,
+      code_version: deps.codeVersion,
+    }
+  })
+  // Files first, rows last: a crash in between leaves complete files and the earlier complete rows.
+  await deps.files.writeSnapshot(date, JSON.stringify({ ...plan, regime, market, _full: full }))
+  const planFile = await deps.files.writePlan(date, renderPlanMarkdown(plan, regime, market))
+  throwIfAborted(signal)
+  await replaceStockDaily(deps.db, date, daily)
+  deps.onPlanWritten?.(date)
+  const summary = `plan ${date}: ${plan.main.length} main, ${plan.observe.length} observe, regime ${regime.status}`
+  deps.log.info({ date, main: plan.main.length, observe: plan.observe.length, regime: regime.status }, 'plan finished')
+  return {
+    summary,
+    date,
+    main: plan.main.length,
+    observe: plan.observe.length,
+    regime: regime.status,
+    snapshot: deps.files.snapshotPath(date),
+    planFile,
+  }
+}

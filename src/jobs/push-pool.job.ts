@@ -1,0 +1,119 @@
+import { cutPlan, DEFAULT_SIZES } from '../domain/plan-assembly.js'
+import type { FullPlan } from '../domain/plan-types.js'
+import type { Logger } from '../logger.js'
+import type { PlanFiles } from '../storage/plan-files.js'
+import { type DateArgs, type JobResult, throwIfAborted } from './job.js'
+
+export interface PushPoolDeps {
+  readonly latestDate: () => Promise<string | undefined>
+  readonly getFull: (date: string) => Promise<FullPlan>
+  readonly files: PlanFiles
+  readonly log: Logger
+  readonly poolTop: number
+  readonly poolMax: number
+  readonly pushUrl: string | undefined
+  readonly fetch?: typeof fetch
+  /** Waits between attempts, in ms; the last entry repeats. */
+  readonly retryDelaysMs?: readonly number[]
+  readonly attempts?: number
+}
+
+export interface PoolItem {
+  readonly code: string
+  readonly name: string
+  readonly decision: 'main' | 'observe'
+  readonly card_rank: number
+  readonly score: number
+  readonly theme: string | null
+}
+
+export interface PoolPayload {
+  readonly date: string
+  readonly plan_version: string
+  readonly generated_at: string
+  readonly idempotency_key: string
+  readonly pool_top: number
+  readonly pool_max: number
+  readonly codes: string[]
+  readonly items: PoolItem[]
+}
+
+export class PushPoolError extends Error {
+  override name = 'PushPoolError'
+}
+
+/** Main (depth POOL_TOP) then observe, at most POOL_MAX codes. */
+export function buildPool(full: FullPlan, poolTop: number, poolMax: number): PoolPayload {
+  const plan = cutPlan(full, { top: poolTop, obs_top: Math.min(200, poolMax), theme_cap: DEFAULT_SIZES.theme_cap })
+  const items = [...plan.main, ...plan.observe].slice(0, poolMax).map((r) => ({
+    code: r.code,
+    name: r.name,
+    decision: r.decision,
+    card_rank: r.card_rank,
+    score: r.score,
+    theme: r.theme,
+  }))
+  return {
+    date: plan.date,
+    plan_version: plan.plan_version,
+    generated_at: plan.generated_at,
+    idempotency_key: `${plan.date}:${plan.plan_version}`,
+    pool_top: poolTop,
+    pool_max: poolMax,
+    codes: items.map((i) => i.code),
+    items,
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms)
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer)
+      reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'))
+    }, { once: true })
+  })
+}
+
+async function push(deps: PushPoolDeps, url: string, payload: PoolPayload, signal: AbortSignal): Promise<number> {
+  const doFetch = deps.fetch ?? fetch
+  const delays = deps.retryDelaysMs ?? [1000, 3000, 9000]
+  const attempts = deps.attempts ?? 4
+  let lastError = ''
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    throwIfAborted(signal)
+    try {
+      const res = await doFetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': payload.idempotency_key },
+        body: JSON.stringify(payload),
+        signal: AbortSignal.any([signal, AbortSignal.timeout(10_000)]),
+      })
+      if (res.ok) return attempt
+      lastError = `HTTP ${res.status}`
+      // a client error other than timeout/rate limit will not get better by retrying
+      if (res.status >= 400 && res.status < 500 && res.status !== 408 && res.status !== 429) break
+    } catch (err) {
+      if (signal.aborted) throw err
+      lastError = (err as Error).message
+    }
+    deps.log.warn({ attempt, error: lastError }, 'pool push failed, retrying')
+    if (attempt < attempts) await sleep(delays[Math.min(attempt - 1, delays.length - 1)]!, signal)
+  }
+  throw new PushPoolError(`push to ${new URL(url).origin} failed: ${lastError}; the pool file is written, rerun push-pool once the PMS answers`)
+}
+
+/** Writes `pool/<T>.json` and, when POOL_PUSH_URL is set, POSTs it with retries and an idempotency key. */
+export async function runPushPool(deps: PushPoolDeps, args: DateArgs, signal: AbortSignal): Promise<JobResult> {
+  const date = args.date ?? (await deps.latestDate())
+  if (!date) throw new PushPoolError('the tier table is empty: run `stockplan build` and `stockplan plan` first')
+  const payload = buildPool(await deps.getFull(date), deps.poolTop, deps.poolMax)
+  const file = await deps.files.writePool(date, `${JSON.stringify(payload, null, 2)}\n`)
+  throwIfAborted(signal)
+  if (!deps.pushUrl) {
+    return { summary: `push-pool ${date}: ${payload.codes.length} codes written to ${file} (no POOL_PUSH_URL)`, date, file, pushed: false }
+  }
+  const attempts = await push(deps, deps.pushUrl, payload, signal)
+  deps.log.info({ date, codes: payload.codes.length, attempts }, 'pool pushed')
+  return { summary: `push-pool ${date}: ${payload.codes.length} codes pushed (attempt ${attempts})`, date, file, pushed: true, attempts }
+}

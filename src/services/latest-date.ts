@@ -1,0 +1,100 @@
+import pg from 'pg'
+import type { Logger } from '../logger.js'
+
+export const TIER_DATES_CHANNEL = 'stockplan_tier_dates'
+
+export interface LatestDate {
+  /** The latest date of the tier score table; throws when it cannot be known. */
+  get(): Promise<string | undefined>
+  close(): Promise<void>
+}
+
+/**
+ * The latest tier date without a query per request: a LISTEN connection hears every change to the tier table
+ * (a statement trigger notifies), so the known value is re-read only after a change. While the listener is
+ * down every call queries; if that fails too, the last known value stands (nobody can write to a store that is
+ * down), and only with no value at all does the lookup fail.
+ */
+export function createLatestDate(deps: { url?: string; query: () => Promise<string | undefined>; log: Logger }): LatestDate {
+  let known = false
+  let value: string | undefined
+  let hadValue = false
+  let listening = false
+  let client: pg.Client | undefined
+  let closed = false
+  let retryTimer: NodeJS.Timeout | undefined
+  let retryMs = 500
+  let changes = 0 // bumped by every notification, so a read racing a change is not trusted
+
+  async function refresh(): Promise<string | undefined> {
+    const seen = changes
+    const latest = await deps.query()
+    value = latest
+    hadValue = true
+    known = listening && seen === changes
+    return latest
+  }
+
+  function scheduleReconnect(): void {
+    if (closed || retryTimer) return
+    retryTimer = setTimeout(() => {
+      retryTimer = undefined
+      void listen()
+    }, retryMs)
+    retryTimer.unref()
+    retryMs = Math.min(retryMs * 2, 10_000)
+  }
+
+  async function listen(): Promise<void> {
+    if (closed || !deps.url) return
+    const c = new pg.Client({ connectionString: deps.url, connectionTimeoutMillis: 3000 })
+    const lost = (): void => {
+      if (client !== c) return
+      listening = false
+      known = false
+      client = undefined
+      c.end().catch(() => undefined)
+      scheduleReconnect()
+    }
+    c.on('error', lost)
+    c.on('end', lost)
+    c.on('notification', () => {
+      changes++
+      known = false
+    })
+    try {
+      await c.connect()
+      await c.query(`listen ${TIER_DATES_CHANNEL}`)
+      client = c
+      listening = true
+      changes++
+      known = false
+      retryMs = 500
+    } catch (err) {
+      deps.log.debug({ err: { message: (err as Error).message } }, 'tier date listener not connected')
+      c.end().catch(() => undefined)
+      scheduleReconnect()
+    }
+  }
+
+  void listen()
+  return {
+    async get() {
+      if (known) return value
+      try {
+        return await refresh()
+      } catch (err) {
+        if (hadValue) return value
+        throw err
+      }
+    },
+    async close() {
+      closed = true
+      if (retryTimer) clearTimeout(retryTimer)
+      const c = client
+      client = undefined
+      listening = false
+      await c?.end().catch(() => undefined)
+    },
+  }
+}

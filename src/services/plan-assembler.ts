@@ -1,0 +1,74 @@
+import type { LogicMemory } from '../domain/logic-state.js'
+import { logicTags, stepAll } from '../domain/logic-tags.js'
+import { buildFullPlan, cutPlan, DEFAULT_SIZES } from '../domain/plan-assembly.js'
+import type { FullPlan, TierRow } from '../domain/plan-types.js'
+import { screenReason } from '../domain/screening.js'
+import { type PlanInputRepository, toLogicMemory } from '../storage/plan-input.repository.js'
+
+export interface AssemblerDeps {
+  readonly inputs: PlanInputRepository
+  readonly planVersion: string
+  readonly now: () => Date
+}
+
+export interface DayInputs {
+  readonly date: string
+  readonly rows: TierRow[]
+  readonly held: Set<string>
+  readonly prevDate: string | null
+  readonly prevMain: string[]
+  /** Today's logic memory, for every tier code (`all`) or the screened main/observe codes only. */
+  readonly memories: Map<string, LogicMemory>
+}
+
+/** Live plan assembly: reads the day's inputs and screens them into the `_full` every cut comes from. */
+export function createPlanAssembler(deps: AssemblerDeps) {
+  const { inputs } = deps
+
+  async function previousMain(prevDate: string | undefined): Promise<string[]> {
+    if (!prevDate) return []
+    const stored = await inputs.storedMain(prevDate)
+    if (stored) return stored
+    // the plan job never ran for that day: assemble its main list the same way
+    const [rows, held] = await Promise.all([inputs.tierRows(prevDate), inputs.heldCodes()])
+    const full = buildFullPlan({ date: prevDate, planVersion: deps.planVersion, generatedAt: '', rows, held, logic: new Map(), prevDate: null, prevMain: [] })
+    return cutPlan(full, DEFAULT_SIZES).main.map((r) => r.code)
+  }
+
+  async function loadDay(date: string, scope: 'screened' | 'all'): Promise<DayInputs | undefined> {
+    const [rows, held, prevDate] = await Promise.all([inputs.tierRows(date), inputs.heldCodes(), inputs.previousTierDate(date)])
+    if (rows.length === 0) return undefined
+    const logicRows = scope === 'all' ? rows : rows.filter((r) => r.tier !== 'reject' && !screenReason(r, held))
+    const [prevMain, previous] = await Promise.all([
+      previousMain(prevDate),
+      prevDate ? inputs.dailyRows(prevDate, scope === 'all' ? undefined : logicRows.map((r) => r.code)) : Promise.resolve([]),
+    ])
+    const memories = stepAll(date, logicRows, new Map(previous.map((r) => [r.code, toLogicMemory(r)])))
+    return { date, rows, held, prevDate: prevDate ?? null, prevMain, memories }
+  }
+
+  function toFull(day: DayInputs, generatedAt: string): FullPlan {
+    return buildFullPlan({
+      date: day.date,
+      planVersion: deps.planVersion,
+      generatedAt,
+      rows: day.rows,
+      held: day.held,
+      logic: logicTags(day.memories),
+      prevDate: day.prevDate,
+      prevMain: day.prevMain,
+    })
+  }
+
+  return {
+    loadDay,
+    toFull,
+    /** The `_full` of a date assembled on the spot, or undefined when the date has no tier rows. */
+    async assembleFull(date: string): Promise<FullPlan | undefined> {
+      const day = await loadDay(date, 'screened')
+      return day ? toFull(day, deps.now().toISOString()) : undefined
+    },
+  }
+}
+
+export type PlanAssembler = ReturnType<typeof createPlanAssembler>

@@ -1,0 +1,142 @@
+import { AppError, errorText } from '../errors.js'
+import { renderPlanMarkdown } from '../domain/markdown.js'
+import { cutPlan, DEFAULT_SIZES } from '../domain/plan-assembly.js'
+import type { FullPlan, PlanBody, PlanSizes } from '../domain/plan-types.js'
+import type { Logger } from '../logger.js'
+import type { PlanFiles } from '../storage/plan-files.js'
+import { SingleFlight } from './cache/single-flight.js'
+import { TtlCache } from './cache/ttl-cache.js'
+import type { LatestDate } from './latest-date.js'
+import type { PlanAssembler } from './plan-assembler.js'
+import type { SnapshotMeta, SnapshotMetaReader } from './snapshot-meta.js'
+
+export type PlanSource = 'snapshot' | 'live'
+
+export interface PlanServiceDeps {
+  readonly assembler: Pick<PlanAssembler, 'assembleFull'>
+  readonly files: PlanFiles
+  readonly snapshots: SnapshotMetaReader
+  readonly latestDate: LatestDate
+  readonly log: Logger
+  readonly fromSnapshot: boolean
+  readonly cacheSec: number
+  readonly now?: () => number
+  readonly observe?: PlanObserver
+}
+
+/** Hooks for metrics. */
+export interface PlanObserver {
+  cache(result: 'hit' | 'miss'): void
+  source(source: PlanSource): void
+  liveAssembly(seconds: number): void
+}
+
+interface CachedPlan {
+  readonly body: PlanBody
+  readonly source: PlanSource
+  /** The response JSON up to (not including) the closing brace, with `plan_source`. */
+  readonly jsonHead: string
+}
+
+export interface PlanResult {
+  readonly body: PlanBody
+  readonly source: PlanSource
+  readonly cache: 'hit' | 'miss'
+  readonly meta: SnapshotMeta
+  readonly json: string
+  readonly dateKey: string
+}
+
+export const PLAN_CACHE_MAX = 8
+
+const keyOf = (date: string, s: PlanSizes): string => `${date}|${s.top}|${s.obs_top}|${s.theme_cap}`
+
+export function createPlanService(deps: PlanServiceDeps) {
+  const cache = new TtlCache<CachedPlan>({ ttlMs: deps.cacheSec * 1000, max: PLAN_CACHE_MAX, now: deps.now })
+  const flights = new SingleFlight<CachedPlan>()
+  const fullFlights = new SingleFlight<{ full: FullPlan; source: PlanSource }>()
+
+  async function resolveDate(date: string | undefined): Promise<string> {
+    if (date !== undefined) return date
+    try {
+      return (await deps.latestDate.get()) ?? ''
+    } catch (err) {
+      deps.log.warn({ err: { message: errorText(err) } }, 'latest plan date lookup failed')
+      return ''
+    }
+  }
+
+  async function liveFull(date: string): Promise<FullPlan> {
+    const started = performance.now()
+    let full: FullPlan | undefined
+    try {
+      full = await deps.assembler.assembleFull(date)
+    } catch (err) {
+      throw new AppError(503, `plan store unavailable and no usable snapshot for ${date}: ${errorText(err)}`)
+    }
+    deps.observe?.liveAssembly((performance.now() - started) / 1000)
+    if (!full) throw new AppError(404, `no plan for ${date}: the tier table has no rows for that date (run the day's build first)`)
+    return full
+  }
+
+  /** The day's `_full`: from its snapshot when snapshot mode is on and the file is usable, else assembled live. */
+  function loadFull(date: string): Promise<{ full: FullPlan; source: PlanSource }> {
+    return fullFlights.run(date, async () => {
+      if (deps.fromSnapshot) {
+        const read = await deps.files.readSnapshot(date)
+        if (read.ok) return { full: read.snapshot._full, source: 'snapshot' as const }
+        deps.log.warn({ date, reason: read.reason }, 'snapshot unusable, assembling the plan live')
+      }
+      return { full: await liveFull(date), source: 'live' as const }
+    })
+  }
+
+  async function compute(date: string, sizes: PlanSizes): Promise<CachedPlan> {
+    if (date === '') throw new AppError(404, 'no plan: the tier table is empty or unreadable (run the day\'s build first)')
+    const { full, source } = await loadFull(date)
+    deps.observe?.source(source)
+    const body = cutPlan(full, sizes)
+    const json = JSON.stringify({ ...body, plan_source: source })
+    return { body, source, jsonHead: json.slice(0, -1) }
+  }
+
+  return {
+    async getPlan(request: { date?: string; sizes: PlanSizes; nocache: boolean }): Promise<PlanResult> {
+      const date = await resolveDate(request.date)
+      const key = keyOf(date, request.sizes)
+      let entry = request.nocache ? undefined : cache.get(key)
+      const hit = entry !== undefined
+      deps.observe?.cache(hit ? 'hit' : 'miss')
+      if (!entry) {
+        entry = await flights.run(request.nocache ? `${key}|nocache` : key, async () => {
+          const fresh = await compute(date, request.sizes)
+          cache.set(key, fresh)
+          return fresh
+        })
+      }
+      const meta = await deps.snapshots.get(entry.body.date)
+      return { body: entry.body, source: entry.source, cache: hit ? 'hit' : 'miss', meta, json: entry.jsonHead + meta.jsonTail, dateKey: date }
+    },
+
+    /** The `_full` a verdict is decided from: the same source the plan itself would be cut from. */
+    async getFull(date: string): Promise<FullPlan> {
+      return (await loadFull(date)).full
+    },
+
+    /** Regenerates the day's Markdown plan file from a fresh plan; clears the whole cache on success. */
+    async refreshPlanFile(date: string | undefined): Promise<string> {
+      const resolved = await resolveDate(date)
+      const plan = await compute(resolved, DEFAULT_SIZES)
+      const meta = await deps.snapshots.get(resolved)
+      const file = await deps.files.writePlan(resolved, renderPlanMarkdown(plan.body, meta.regime, meta.market))
+      cache.clear()
+      return file
+    },
+
+    renderMarkdown: (result: PlanResult): string => renderPlanMarkdown(result.body, result.meta.regime, result.meta.market),
+    clearCache: (): void => cache.clear(),
+    cacheKeys: (): string[] => cache.keys(),
+  }
+}
+
+export type PlanService = ReturnType<typeof createPlanService>

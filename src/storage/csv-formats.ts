@@ -1,0 +1,372 @@
+/**
+ * Column specs of the input CSV files of `stockplan import`, for the `native` and the `tushare` format.
+ *
+ * Native layout (UTF-8, header row, columns in any order, empty field = NULL): ISO dates `YYYY-MM-DD`,
+ * volumes in shares, money in yuan, market values in yuan, ratios (roe, gross_margin, debt_to_assets,
+ * ocf_to_np, revenue_yoy, np_yoy) as fractions (0.31 = 31%), turnover_rate in percent (tushare's unit).
+ * A column the spec does not know is an error; a column missing from the header is an error when it is
+ * `required`, and otherwise left out of the load (NULL or the table default on insert, untouched on update).
+ *
+ * Tushare layout: the same file names, holding what the tushare API of that name returns:
+ * | file            | tushare API                | conversion                                                       |
+ * |-----------------|----------------------------|------------------------------------------------------------------|
+ * | securities.csv  | `stock_basic`              | ts_code; exchange SSE/SZSE/BSE -> SH/SZ/BJ; board from the code   |
+ * | bars.csv        | `daily`                    | vol lots x100 -> shares; amount thousand yuan x1000 -> yuan       |
+ * | index_bars.csv  | `index_daily`              | as `daily`                                                        |
+ * | basics.csv      | `daily_basic`              | total_mv / circ_mv 万元 x10000 -> yuan                             |
+ * | financials.csv  | `fina_indicator(_vip)`     | bps -> bvps; percentages x0.01 -> fractions; superseded rows
+ *                                                  (update_flag 0) skipped                                       |
+ * All tushare dates are `YYYYMMDD`. Columns a tushare API returns that we do not store (change, pct_chg,
+ * turnover_rate_f, the other 150 fina_indicator fields, ...) are ignored, since users pick them with
+ * `fields=` and tushare adds new ones over time. The bars files also accept the native columns
+ * turnover_rate (percent), adj_factor (tushare `adj_factor`), is_suspended and is_st, which `daily` lacks.
+ * Files with no tushare equivalent (forecasts, theme_edges, theme_events, holdings) use the native layout in
+ * both formats.
+ */
+import type { Database } from './schema.js'
+
+export type ImportFormat = 'native' | 'tushare'
+export type ColumnKind = 'text' | 'date' | 'number' | 'integer' | 'boolean'
+export type ImportTable =
+  | 'securities'
+  | 'daily_bars'
+  | 'index_bars'
+  | 'daily_basics'
+  | 'financials'
+  | 'eps_forecasts'
+  | 'theme_edges'
+  | 'theme_events'
+  | 'holdings'
+
+/** Row-level rules that involve more than one column. */
+export type RowCheck = 'high_not_below_low'
+
+export interface ColumnSpec {
+  /** Column of the target table. */
+  readonly name: string
+  readonly type: ColumnKind
+  /** An empty field is stored as NULL (otherwise it takes `default`, or the row is bad). */
+  readonly nullable: boolean
+  /** The header must hold this column: key columns and NOT NULL columns without a default. */
+  readonly required: boolean
+  /** Header name in the file; `null` for a column that is never read, only derived. Defaults to `name`. */
+  readonly source?: string | null
+  /** Stored for an empty field of a NOT NULL column (the table default), as PostgreSQL text. */
+  readonly default?: string
+  /** Unit factor applied to the file value (a power of ten): lots x100 -> shares, 万元 x10000 -> yuan. */
+  readonly factor?: number
+  /** Date layout: `iso` YYYY-MM-DD (native) or `compact` YYYYMMDD (tushare). */
+  readonly dateFormat?: 'iso' | 'compact'
+  /** Code columns: `stock` goes through parseCode; `index` takes `<6 digits>.<SH|SZ>` (000300.SH) as is. */
+  readonly code?: 'stock' | 'index'
+  /** Inclusive range of a number (after the factor). */
+  readonly min?: number
+  readonly max?: number
+  /** Filled from the row's stock code when empty or absent, and must agree with it when given. */
+  readonly derive?: 'exchange' | 'board'
+  /** File value -> stored value (tushare exchange names); other values are kept as written. */
+  readonly values?: Readonly<Record<string, string>>
+}
+
+export interface FileSpec {
+  readonly file: string
+  readonly table: ImportTable & keyof Database
+  /** What produces the file: `native` or the tushare API name. */
+  readonly origin: string
+  readonly columns: readonly ColumnSpec[]
+  readonly primaryKey: readonly string[]
+  readonly checks: readonly RowCheck[]
+  /** Header names no column maps: an error (native) or ignored (tushare API extras). */
+  readonly unknownColumns: 'error' | 'ignore'
+  /** Rows whose `column` holds `value` are skipped (tushare fina_indicator corrections: update_flag 0). */
+  readonly skipRows?: { readonly column: string; readonly value: string }
+}
+
+// ----- building blocks -----
+
+type Options = Omit<ColumnSpec, 'name' | 'type' | 'nullable' | 'required'>
+
+const key = (name: string, type: ColumnKind, options: Options = {}): ColumnSpec => ({
+  name,
+  type,
+  nullable: false,
+  required: true,
+  ...options,
+})
+const req = key
+const opt = (name: string, type: ColumnKind, options: Options = {}): ColumnSpec => ({
+  name,
+  type,
+  nullable: true,
+  required: false,
+  ...options,
+})
+/** NOT NULL with a table default: optional in the header, an empty field takes the default. */
+const dflt = (name: string, type: ColumnKind, value: string, options: Options = {}): ColumnSpec => ({
+  name,
+  type,
+  nullable: false,
+  required: false,
+  default: value,
+  ...options,
+})
+
+const ISO: Options = { dateFormat: 'iso' }
+const COMPACT: Options = { dateFormat: 'compact' }
+const NON_NEGATIVE: Options = { min: 0 }
+const PERCENT: Options = { factor: 0.01 }
+
+const nativeCode = key('code', 'text', { code: 'stock' })
+const tushareCode = key('code', 'text', { code: 'stock', source: 'ts_code' })
+
+function barColumns(code: ColumnSpec, tushare: boolean): ColumnSpec[] {
+  const dates = tushare ? COMPACT : ISO
+  return [
+    code,
+    key('trade_date', 'date', dates),
+    req('open', 'number', NON_NEGATIVE),
+    req('high', 'number', NON_NEGATIVE),
+    req('low', 'number', NON_NEGATIVE),
+    req('close', 'number', NON_NEGATIVE),
+    opt('pre_close', 'number', NON_NEGATIVE),
+    tushare ? req('volume', 'number', { source: 'vol', factor: 100, min: 0 }) : req('volume', 'number', NON_NEGATIVE),
+    tushare ? req('amount', 'number', { factor: 1000, min: 0 }) : req('amount', 'number', NON_NEGATIVE),
+    opt('turnover_rate', 'number', NON_NEGATIVE),
+    dflt('adj_factor', 'number', '1', { min: 0 }),
+    dflt('is_suspended', 'boolean', 'f'),
+    dflt('is_st', 'boolean', 'f'),
+  ]
+}
+
+const BAR_KEY = ['code', 'trade_date'] as const
+
+// ----- native -----
+
+const NATIVE_SECURITIES: FileSpec = {
+  file: 'securities.csv',
+  table: 'securities',
+  origin: 'native',
+  columns: [
+    nativeCode,
+    req('name', 'text'),
+    dflt('exchange', 'text', '', { derive: 'exchange' }),
+    dflt('board', 'text', '', { derive: 'board' }),
+    opt('industry', 'text'),
+    opt('list_date', 'date', ISO),
+    opt('delist_date', 'date', ISO),
+  ],
+  primaryKey: ['code'],
+  checks: [],
+  unknownColumns: 'error',
+}
+
+const nativeBars = (file: string, table: 'daily_bars' | 'index_bars', code: ColumnSpec): FileSpec => ({
+  file,
+  table,
+  origin: 'native',
+  columns: barColumns(code, false),
+  primaryKey: BAR_KEY,
+  checks: ['high_not_below_low'],
+  unknownColumns: 'error',
+})
+
+const NATIVE_BASICS: FileSpec = {
+  file: 'basics.csv',
+  table: 'daily_basics',
+  origin: 'native',
+  columns: [
+    nativeCode,
+    key('trade_date', 'date', ISO),
+    opt('pe_ttm', 'number'),
+    opt('pb', 'number'),
+    opt('total_mv', 'number', NON_NEGATIVE),
+    opt('circ_mv', 'number', NON_NEGATIVE),
+  ],
+  primaryKey: BAR_KEY,
+  checks: [],
+  unknownColumns: 'error',
+}
+
+const FINANCIAL_RATIOS = ['roe', 'gross_margin', 'ocf_to_np', 'debt_to_assets', 'revenue_yoy', 'np_yoy'] as const
+
+const NATIVE_FINANCIALS: FileSpec = {
+  file: 'financials.csv',
+  table: 'financials',
+  origin: 'native',
+  columns: [
+    nativeCode,
+    key('end_date', 'date', ISO),
+    req('ann_date', 'date', ISO),
+    opt('eps', 'number'),
+    opt('bvps', 'number'),
+    ...FINANCIAL_RATIOS.map((name) => opt(name, 'number')),
+  ],
+  primaryKey: ['code', 'end_date'],
+  checks: [],
+  unknownColumns: 'error',
+}
+
+/** Layouts shared by both formats: tushare has no equivalent of these files. */
+const FORECASTS: FileSpec = {
+  file: 'forecasts.csv',
+  table: 'eps_forecasts',
+  origin: 'native',
+  columns: [
+    nativeCode,
+    key('as_of', 'date', ISO),
+    key('fiscal_year', 'integer', { min: 1900, max: 2200 }),
+    opt('eps_mean', 'number'),
+    opt('eps_low', 'number'),
+    opt('eps_high', 'number'),
+  ],
+  primaryKey: ['code', 'as_of', 'fiscal_year'],
+  checks: [],
+  unknownColumns: 'error',
+}
+
+const THEME_EDGES: FileSpec = {
+  file: 'theme_edges.csv',
+  table: 'theme_edges',
+  origin: 'native',
+  columns: [
+    key('theme', 'text'),
+    key('segment', 'text'),
+    nativeCode,
+    req('weight', 'number', { min: 0, max: 1 }),
+    dflt('evidence', 'text', ''),
+    dflt('track', 'text', ''),
+  ],
+  primaryKey: ['theme', 'segment', 'code'],
+  checks: [],
+  unknownColumns: 'error',
+}
+
+const THEME_EVENTS: FileSpec = {
+  file: 'theme_events.csv',
+  table: 'theme_events',
+  origin: 'native',
+  columns: [
+    key('trade_date', 'date', ISO),
+    key('theme', 'text'),
+    req('intensity', 'number', { min: 0, max: 100 }),
+    key('title', 'text'),
+  ],
+  primaryKey: ['trade_date', 'theme', 'title'],
+  checks: [],
+  unknownColumns: 'error',
+}
+
+const HOLDINGS: FileSpec = {
+  file: 'holdings.csv',
+  table: 'holdings',
+  origin: 'native',
+  columns: [nativeCode, req('qty', 'number'), opt('cost_price', 'number', NON_NEGATIVE), req('updated_at', 'date', ISO)],
+  primaryKey: ['code'],
+  checks: [],
+  unknownColumns: 'error',
+}
+
+// ----- tushare -----
+
+const TUSHARE_SECURITIES: FileSpec = {
+  file: 'securities.csv',
+  table: 'securities',
+  origin: 'stock_basic',
+  columns: [
+    tushareCode,
+    req('name', 'text'),
+    dflt('exchange', 'text', '', { derive: 'exchange', values: { SSE: 'SH', SZSE: 'SZ', BSE: 'BJ' } }),
+    dflt('board', 'text', '', { derive: 'board', source: null }),
+    opt('industry', 'text'),
+    opt('list_date', 'date', COMPACT),
+    opt('delist_date', 'date', COMPACT),
+  ],
+  primaryKey: ['code'],
+  checks: [],
+  unknownColumns: 'ignore',
+}
+
+const tushareBars = (file: string, table: 'daily_bars' | 'index_bars', origin: string, code: ColumnSpec): FileSpec => ({
+  file,
+  table,
+  origin,
+  columns: barColumns(code, true),
+  primaryKey: BAR_KEY,
+  checks: ['high_not_below_low'],
+  unknownColumns: 'ignore',
+})
+
+const TUSHARE_BASICS: FileSpec = {
+  file: 'basics.csv',
+  table: 'daily_basics',
+  origin: 'daily_basic',
+  columns: [
+    tushareCode,
+    key('trade_date', 'date', COMPACT),
+    opt('pe_ttm', 'number'),
+    opt('pb', 'number'),
+    opt('total_mv', 'number', { factor: 10_000, min: 0 }),
+    opt('circ_mv', 'number', { factor: 10_000, min: 0 }),
+  ],
+  primaryKey: BAR_KEY,
+  checks: [],
+  unknownColumns: 'ignore',
+}
+
+const TUSHARE_FINANCIALS: FileSpec = {
+  file: 'financials.csv',
+  table: 'financials',
+  origin: 'fina_indicator',
+  columns: [
+    tushareCode,
+    key('end_date', 'date', COMPACT),
+    req('ann_date', 'date', COMPACT),
+    opt('eps', 'number'),
+    opt('bvps', 'number', { source: 'bps' }),
+    opt('roe', 'number', PERCENT),
+    // tushare `gross_margin` is the gross profit in yuan; the margin in percent is `grossprofit_margin`
+    opt('gross_margin', 'number', { ...PERCENT, source: 'grossprofit_margin' }),
+    opt('ocf_to_np', 'number', { ...PERCENT, source: 'ocf_to_profit' }),
+    opt('debt_to_assets', 'number', PERCENT),
+    opt('revenue_yoy', 'number', { ...PERCENT, source: 'or_yoy' }),
+    opt('np_yoy', 'number', { ...PERCENT, source: 'netprofit_yoy' }),
+  ],
+  primaryKey: ['code', 'end_date'],
+  checks: [],
+  unknownColumns: 'ignore',
+  skipRows: { column: 'update_flag', value: '0' },
+}
+
+const INDEX_CODE = key('code', 'text', { code: 'index' })
+const TUSHARE_INDEX_CODE = key('code', 'text', { code: 'index', source: 'ts_code' })
+
+/** Every input file of a format, in load order (securities first). */
+export const FILE_SPECS: Readonly<Record<ImportFormat, readonly FileSpec[]>> = {
+  native: [
+    NATIVE_SECURITIES,
+    nativeBars('bars.csv', 'daily_bars', nativeCode),
+    nativeBars('index_bars.csv', 'index_bars', INDEX_CODE),
+    NATIVE_BASICS,
+    NATIVE_FINANCIALS,
+    FORECASTS,
+    THEME_EDGES,
+    THEME_EVENTS,
+    HOLDINGS,
+  ],
+  tushare: [
+    TUSHARE_SECURITIES,
+    tushareBars('bars.csv', 'daily_bars', 'daily', tushareCode),
+    tushareBars('index_bars.csv', 'index_bars', 'index_daily', TUSHARE_INDEX_CODE),
+    TUSHARE_BASICS,
+    TUSHARE_FINANCIALS,
+    FORECASTS,
+    THEME_EDGES,
+    THEME_EVENTS,
+    HOLDINGS,
+  ],
+}
+
+/** The header name a column is read from, or null when it is only derived. */
+export function sourceOf(column: ColumnSpec): string | null {
+  return column.source === undefined ? column.name : column.source
+}

@@ -1,0 +1,115 @@
+import { sql } from 'kysely'
+import type { LogicMemory } from '../domain/logic-state.js'
+import type { EvidenceEdge, TierRow } from '../domain/plan-types.js'
+import type { Db } from './db.js'
+import type { IsoDate, StockDailyRow } from './schema.js'
+
+export function toLogicMemory(row: StockDailyRow): LogicMemory {
+  return {
+    state: row.logic_state,
+    score: row.score,
+    score_ema: row.score_ema,
+    state_since: row.state_since,
+    days_in_state: row.days_in_state,
+    state_rule: row.state_rule,
+    above_days: row.above_days,
+    absent_days: row.absent_days,
+  }
+}
+
+const TIER_COLUMNS = [
+  'code', 'name', 'score', 'rank', 'tier', 'theme', 'segment', 'track', 'upside', 'heat', 'transmission',
+  'graph_evidence', 'close', 'is_suspended', 'is_st', 'listed_days', 'amount_ma20', 'invalidated',
+] as const
+
+/** What plan assembly, the plan job and the lookups read; one query per table, optionally for some codes only. */
+export function createPlanInputRepository(db: Db) {
+  return {
+    async latestTierDate(): Promise<IsoDate | undefined> {
+      const row = await db.selectFrom('tier_scores').select(sql<IsoDate>`max(trade_date)`.as('d')).executeTakeFirst()
+      return row?.d ?? undefined
+    },
+
+    async tierRows(date: IsoDate, codes?: readonly string[]): Promise<TierRow[]> {
+      let q = db.selectFrom('tier_scores').select(TIER_COLUMNS).where('trade_date', '=', date)
+      if (codes) q = q.where('code', 'in', codes.length > 0 ? codes : [''])
+      const rows = await q.orderBy('rank').execute()
+      return rows.map((r) => ({ ...r, graph_evidence: r.graph_evidence as unknown as EvidenceEdge[] }))
+    },
+
+    async heldCodes(): Promise<Set<string>> {
+      const rows = await db.selectFrom('holdings').select('code').where('qty', '>', 0).execute()
+      return new Set(rows.map((r) => r.code))
+    },
+
+    async previousTierDate(date: IsoDate): Promise<IsoDate | undefined> {
+      const row = await db
+        .selectFrom('tier_scores')
+        .select(sql<IsoDate>`max(trade_date)`.as('d'))
+        .where('trade_date', '<', date)
+        .executeTakeFirst()
+      return row?.d ?? undefined
+    },
+
+    /** The stored main list of a date in card order, or undefined when the plan job has not run for it. */
+    async storedMain(date: IsoDate): Promise<string[] | undefined> {
+      const rows = await db
+        .selectFrom('stock_daily')
+        .select(['code', 'verdict', 'card_rank'])
+        .where('trade_date', '=', date)
+        .execute()
+      if (rows.length === 0) return undefined
+      return rows
+        .filter((r) => r.verdict === 'main')
+        .sort((a, b) => (a.card_rank ?? 0) - (b.card_rank ?? 0))
+        .map((r) => r.code)
+    },
+
+    dailyRows(date: IsoDate, codes?: readonly string[]): Promise<StockDailyRow[]> {
+      let q = db.selectFrom('stock_daily').selectAll().where('trade_date', '=', date)
+      if (codes) q = q.where('code', 'in', codes.length > 0 ? codes : [''])
+      return q.execute()
+    },
+
+    /** Each code's stored daily rows before `date`, newest first, at most `limit` days back. */
+    async dailyHistory(date: IsoDate, codes: readonly string[], since: IsoDate): Promise<StockDailyRow[]> {
+      if (codes.length === 0) return []
+      return db
+        .selectFrom('stock_daily')
+        .selectAll()
+        .where('code', 'in', codes)
+        .where('trade_date', '<', date)
+        .where('trade_date', '>=', since)
+        .orderBy('code')
+        .orderBy('trade_date', 'desc')
+        .execute()
+    },
+
+    /** Tier scores of the codes from `since` to `date`, oldest first. */
+    async tierHistory(codes: readonly string[], since: IsoDate, date: IsoDate) {
+      if (codes.length === 0) return []
+      return db
+        .selectFrom('tier_scores')
+        .select(['code', 'trade_date', 'score', 'tier', 'invalidated'])
+        .where('code', 'in', codes)
+        .where('trade_date', '>=', since)
+        .where('trade_date', '<=', date)
+        .orderBy('trade_date')
+        .execute()
+    },
+
+    async tierDates(since: IsoDate, date: IsoDate): Promise<IsoDate[]> {
+      const rows = await db
+        .selectFrom('tier_scores')
+        .select('trade_date')
+        .distinct()
+        .where('trade_date', '>=', since)
+        .where('trade_date', '<=', date)
+        .orderBy('trade_date')
+        .execute()
+      return rows.map((r) => r.trade_date)
+    },
+  }
+}
+
+export type PlanInputRepository = ReturnType<typeof createPlanInputRepository>
