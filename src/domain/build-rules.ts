@@ -7,6 +7,7 @@ export const BUILD_RULES = Object.freeze({
   heatEmaSpan: 5,
   heatEventShare: 0.7, // of theme heat; the rest is member breadth that day
   heatLookbackDays: 30,
+  segmentBase: 0.7, // share of an edge's weight carried whatever the segment did; the rest scales with its breadth
   returnDays: 20,
   maShort: 20,
   maLong: 60,

@@ -146,7 +146,8 @@ function graphScores(input: BuildInput, feats: ReadonlyMap<string, Features>): M
   const best = new Map<string, GraphScore>()
   for (const edge of input.edges) {
     const h = heat.get(edge.theme) ?? 0
-    const transmission = edge.weight * (0.5 + 0.5 * (segmentBreadth.get(`${edge.theme}\u0000${edge.segment}`) ?? 0))
+    const segment = segmentBreadth.get(`${edge.theme}\u0000${edge.segment}`) ?? 0
+    const transmission = edge.weight * (BUILD_RULES.segmentBase + (1 - BUILD_RULES.segmentBase) * segment)
     const candidate = { edge, heat: h, transmission, strength: (h / 100) * transmission }
     const current = best.get(edge.code)
     if (!current || candidate.strength > current.strength || (candidate.strength === current.strength && edge.theme < current.edge.theme)) {

@@ -285,6 +285,15 @@ describe('bars', () => {
     }
   })
 
+  it('leaves about a fifth of the stocks below 50 million yuan of 20-day mean amount', () => {
+    const means = [...groupBy(rows('bars.csv'), (b) => b.code!).values()].map(
+      (own) => own.slice(-20).reduce((sum, b) => sum + Number(b.amount), 0) / Math.min(20, own.length),
+    )
+    const thin = means.filter((m) => m < 50e6).length / means.length
+    expect(thin).toBeGreaterThan(0.08)
+    expect(thin).toBeLessThan(0.35)
+  })
+
   it('builds the CSI 300 from the market, starting near 3900', () => {
     const index = rows('index_bars.csv')
     expect(index.every((r) => r.code === '000300.SH')).toBe(true)
@@ -371,6 +380,12 @@ describe('themes, events and holdings', () => {
     }
     expect(new Set(edges.map((e) => `${e.theme}|${e.segment}|${e.code}`)).size).toBe(edges.length)
     expect(new Set(edges.map((e) => e.theme)).size).toBe(30)
+  })
+
+  it('puts about half the stocks in no theme', () => {
+    const themed = new Set(rows('theme_edges.csv').map((e) => e.code)).size / OPTIONS.stocks
+    expect(themed).toBeGreaterThan(0.35)
+    expect(themed).toBeLessThanOrEqual(0.5)
   })
 
   it('heats up the hot themes over the last days and leaves a stale theme quiet for 20+ days', () => {

@@ -1,0 +1,79 @@
+import { execFile } from 'node:child_process'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import { promisify } from 'node:util'
+import { createServices, type Services } from '../src/compose.js'
+import { loadConfig, type Config } from '../src/config.js'
+import { generateDemoMarket } from '../src/jobs/demo/generate.js'
+import { importDirectory } from '../src/jobs/import/import-job.js'
+import { silentProgress } from '../src/jobs/progress.js'
+import { createLogger } from '../src/logger.js'
+import { openStore, type Store } from '../src/storage/store.js'
+
+const run = promisify(execFile)
+
+export interface BenchMarket {
+  readonly config: Config
+  readonly store: Store
+  readonly services: Services
+  readonly lastDate: string
+  readonly calendar: string[]
+}
+
+export function flag(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`)
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback
+}
+
+export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+export const p99 = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.99))]!
+
+export async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
+  const started = performance.now()
+  const value = await fn()
+  return [value, performance.now() - started]
+}
+
+/**
+ * The full demo market (default 5000 stocks x 250 days) in its own embedded PostgreSQL under var/bench,
+ * generated and imported once and reused by later runs (BENCH_DATABASE_URL points elsewhere instead).
+ */
+export async function benchMarket(env: Record<string, string> = {}): Promise<BenchMarket> {
+  const stocks = flag('stocks', 5000)
+  const days = flag('days', 250)
+  const root = path.resolve('var/bench', `${stocks}x${days}`)
+  const config = loadConfig({
+    ...process.env,
+    LOG_LEVEL: 'warn',
+    PG_DATA_DIR: path.join(root, 'pg'),
+    PLAN_DATA_DIR: path.join(root, 'plan'),
+    ...(process.env.BENCH_DATABASE_URL ? { DATABASE_URL: process.env.BENCH_DATABASE_URL } : { DATABASE_URL: '' }),
+    ...env,
+  })
+  const log = createLogger(config)
+  const store = await openStore(config, log, { poolMax: 20 })
+  const services = createServices(config, log, store, { listen: true })
+  const marker = path.join(root, 'loaded.json')
+  let lastDate = (JSON.parse(await readFile(marker, 'utf8').catch(() => '{}')) as { lastDate?: string }).lastDate
+  if (!lastDate || (await services.market.latestBarDate()) !== lastDate) {
+    console.log(`loading a ${stocks} x ${days} demo market (once) ...`)
+    const dir = path.join(root, 'csv')
+    const summary = await generateDemoMarket(dir, { stocks, days, seed: 42 }, silentProgress)
+    const [, ms] = await timed(() =>
+      importDirectory({ db: store.db, pool: store.pool, log, progress: silentProgress }, { dir, format: 'native' }, new AbortController().signal),
+    )
+    console.log(`imported in ${(ms / 1000).toFixed(1)} s`)
+    lastDate = summary.lastDate
+    await mkdir(root, { recursive: true })
+    await writeFile(marker, JSON.stringify({ lastDate }))
+  }
+  const calendar = await services.market.calendar(lastDate)
+  return { config, store, services, lastDate, calendar }
+}
+
+/** autocannon in its own process (so it does not share the server's event loop): requests per second. */
+export async function autocannon(url: string, connections: number, seconds: number): Promise<{ rps: number; p99: number; errors: number }> {
+  const { stdout } = await run('npx', ['autocannon', '-j', '-c', String(connections), '-d', String(seconds), url], { maxBuffer: 1 << 24 })
+  const result = JSON.parse(stdout) as { requests: { average: number }; latency: { p99: number }; errors: number; non2xx: number }
+  return { rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.non2xx }
+}
