@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify'
 import { createServices, type Services } from './compose.js'
 import type { Config } from './config.js'
 import { buildApp } from './http/app.js'
+import { createScheduler } from './scheduler-wiring.js'
+import { createMetrics } from './services/metrics.js'
 import type { Logger } from './logger.js'
 import { openStore, type Store } from './storage/store.js'
 
@@ -18,9 +20,22 @@ const SHUTDOWN_GRACE_MS = 8000
 
 export async function startServer(config: Config, log: Logger, store?: Store): Promise<RunningServer> {
   const opened = store ?? (await openStore(config, log))
-  const services = createServices(config, log, opened, { listen: true })
-  const app = await buildApp(services)
+  const metrics = createMetrics()
+  const services = createServices(config, log, opened, { listen: true, observe: metrics.plan })
+  const scheduler = createScheduler(services, metrics)
+  const app = await buildApp({
+    ...services,
+    metrics,
+    extraPlugins: scheduler
+      ? [
+          async (a) => {
+            await a.register(scheduler.plugin, { prefix: '/api/v1/xxljob' })
+          },
+        ]
+      : [],
+  })
   const address = await app.listen({ port: config.port, host: config.host })
+  await scheduler?.start()
   log.info({ address, database: opened.embedded ? 'embedded' : 'external' }, 'stock plan service listening')
   let closing: Promise<void> | undefined
   return {
@@ -39,6 +54,7 @@ export async function startServer(config: Config, log: Logger, store?: Store): P
         } finally {
           clearTimeout(timer)
         }
+        await scheduler?.close()
         await services.close()
         await opened.close()
         log.info('stock plan service stopped')

@@ -3,13 +3,17 @@ import swaggerUi from '@fastify/swagger-ui'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
 import type { Services } from '../compose.js'
+import { createMetrics, type Metrics } from '../services/metrics.js'
 import { installAccessLog } from './plugins/access-log.js'
 import { installErrorHandler } from './plugins/error-handler.js'
 import datesRoutes from './routes/dates.routes.js'
 import healthRoutes from './routes/health.routes.js'
+import metricsRoutes from './routes/metrics.routes.js'
 import planRoutes from './routes/plan.routes.js'
 
 export type AppDeps = Pick<Services, 'config' | 'log' | 'tiers' | 'plans'> & {
+  /** Request metrics and `GET /metrics`; a fresh registry when not given. */
+  readonly metrics?: Metrics
   /** Registered last, e.g. the scheduler router when its key is configured. */
   readonly extraPlugins?: ReadonlyArray<(app: FastifyInstance) => Promise<void>>
 }
@@ -29,6 +33,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   installErrorHandler(app)
   installAccessLog(app)
+  const metrics = deps.metrics ?? createMetrics({ defaults: false })
+  app.addHook('onResponse', async (req, reply) => {
+    metrics.observeRequest(req.routeOptions.url ?? 'unmatched', req.method, reply.statusCode, reply.elapsedTime / 1000)
+  })
+  await app.register(metricsRoutes, { metrics })
   await app.register(swagger, {
     openapi: {
       info: { title: 'Daily Stock Plan Service', version: APP_VERSION, description: 'Daily A-share stock-selection plan' },

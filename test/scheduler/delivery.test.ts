@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { JobAbortedError, throwIfAborted } from '../../src/jobs/job.js'
+import { throwIfAborted } from '../../src/jobs/job.js'
 import type { RunHandler } from '../../src/scheduler/executor.js'
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
 import { type FakeAdmin, startFakeAdmin } from './fake-admin.js'
@@ -216,9 +216,10 @@ describe('registry and shutdown', () => {
     let sawDraining = false
     const stepwise: RunHandler = async (_args, ctx) => {
       for (let step = 0; step < 1000; step += 1) {
+        // as runChain does at a step boundary
         if (ctx.draining()) {
           sawDraining = true
-          throw new JobAbortedError('draining')
+          throw new Error('plan failed: service shutting down before this step')
         }
         await ctx.log(`[build] step ${step}`)
         await sleep(20)

@@ -1,0 +1,13 @@
+/** The XXL-JOB executor: `createXxlJobExecutor(deps)` gives the Fastify plugin (mount under `/api/v1/xxljob`) and its lifecycle. */
+export {
+  createXxlJobExecutor,
+  DEFAULT_TIMING,
+  type ExecutorStatus,
+  HANDLER_NAMES,
+  type HandlerName,
+  type RunContext,
+  type RunHandler,
+  type XxlJobDeps,
+  type XxlJobExecutor,
+  type XxlJobTiming,
+} from './executor.js'

@@ -1,0 +1,102 @@
+import type { BlockStrategy } from './protocol.js'
+
+/**
+ * The in-process run registry: per XXL-JOB `jobId`, at most one running run and a FIFO queue (the Java executor's
+ * JobThread + trigger queue). Every method is synchronous, so an admission decision and the slot change it implies
+ * happen at once, whatever else is in flight.
+ */
+export type Admission<R> =
+  | { readonly kind: 'discard' }
+  /** Queued. For COVER_EARLY, `covered` lists the runs the caller must stop: the running one and the former queue. */
+  | { readonly kind: 'queued'; readonly covered: { readonly running: R | undefined; readonly queued: readonly R[] } }
+
+export interface JobSlots<R> {
+  admit(jobId: number, run: R, strategy: BlockStrategy): Admission<R>
+  /** Moves the head of the queue into the free slot and returns it; undefined when busy or nothing waits. */
+  next(jobId: number): R | undefined
+  /** Frees the slot if `run` holds it. */
+  release(jobId: number, run: R): void
+  /** Empties the job's queue and returns what was in it. */
+  takeQueue(jobId: number): R[]
+  running(jobId: number): R | undefined
+  busy(jobId: number): boolean
+  allRunning(): R[]
+  allQueued(): R[]
+  counts(): { running: number; queued: number }
+}
+
+interface Slot<R> {
+  running: R | undefined
+  queue: R[]
+}
+
+export function createJobSlots<R>(): JobSlots<R> {
+  const slots = new Map<number, Slot<R>>()
+  const slot = (jobId: number): Slot<R> => {
+    let s = slots.get(jobId)
+    if (!s) {
+      s = { running: undefined, queue: [] }
+      slots.set(jobId, s)
+    }
+    return s
+  }
+  const tidy = (jobId: number): void => {
+    const s = slots.get(jobId)
+    if (s && s.running === undefined && s.queue.length === 0) slots.delete(jobId)
+  }
+  return {
+    admit(jobId, run, strategy) {
+      const s = slot(jobId)
+      const busy = s.running !== undefined || s.queue.length > 0
+      if (strategy === 'DISCARD_LATER' && busy) {
+        tidy(jobId)
+        return { kind: 'discard' }
+      }
+      if (strategy === 'COVER_EARLY' && busy) {
+        const covered = { running: s.running, queued: s.queue }
+        // the covered run keeps the slot until it has stopped; the new run goes first after it
+        s.queue = [run]
+        return { kind: 'queued', covered }
+      }
+      s.queue.push(run)
+      return { kind: 'queued', covered: { running: undefined, queued: [] } }
+    },
+    next(jobId) {
+      const s = slots.get(jobId)
+      if (!s || s.running !== undefined) return undefined
+      const run = s.queue.shift()
+      s.running = run
+      tidy(jobId)
+      return run
+    },
+    release(jobId, run) {
+      const s = slots.get(jobId)
+      if (s?.running === run) s.running = undefined
+      tidy(jobId)
+    },
+    takeQueue(jobId) {
+      const s = slots.get(jobId)
+      if (!s) return []
+      const queued = s.queue
+      s.queue = []
+      tidy(jobId)
+      return queued
+    },
+    running: (jobId) => slots.get(jobId)?.running,
+    busy(jobId) {
+      const s = slots.get(jobId)
+      return s !== undefined && (s.running !== undefined || s.queue.length > 0)
+    },
+    allRunning: () => [...slots.values()].flatMap((s) => (s.running === undefined ? [] : [s.running])),
+    allQueued: () => [...slots.values()].flatMap((s) => s.queue),
+    counts() {
+      let running = 0
+      let queued = 0
+      for (const s of slots.values()) {
+        if (s.running !== undefined) running += 1
+        queued += s.queue.length
+      }
+      return { running, queued }
+    },
+  }
+}

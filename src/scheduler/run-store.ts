@@ -1,0 +1,247 @@
+import { sql } from 'kysely'
+import type { Db } from '../storage/db.js'
+import type { ChainRunStatus } from '../storage/schema.js'
+
+/** SQL of the scheduler's runs and run log lines; the only Kysely code for `chain_runs` and `chain_run_lines`. */
+
+export const LIVE_STATUSES = ['queued', 'running'] as const satisfies readonly ChainRunStatus[]
+
+export interface NewRun {
+  readonly logId: number
+  readonly jobId: number
+  readonly handler: string
+  readonly params: string
+  readonly blockStrategy: string
+  readonly timeoutS: number
+  readonly logDateTime: number
+  readonly ownerId: string
+  readonly ownerAddress: string | undefined
+  readonly at: Date
+}
+
+export interface RunResult {
+  readonly status: Exclude<ChainRunStatus, 'queued' | 'running'>
+  readonly handleCode: number
+  readonly handleMsg: string
+}
+
+export interface OrphanRun {
+  readonly logId: number
+  readonly ownerId: string
+  readonly logDateTime: number
+}
+
+export interface LogPage {
+  readonly finished: boolean
+  /** Lines `>= from`, at most the page size, in order. */
+  readonly lines: readonly {
+    readonly lineNo: number
+    readonly loggedAt: Date
+    readonly step: string
+    readonly text: string
+  }[]
+  /** The run's last line number (0 when it has none). */
+  readonly lastLineNo: number
+}
+
+const UNIQUE_VIOLATION = '23505'
+
+function isUniqueViolation(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === UNIQUE_VIOLATION
+}
+
+export interface RunStore {
+  /** false when the logId exists already (a repeated trigger). */
+  insert(run: NewRun): Promise<boolean>
+  /** A run the block strategy discarded is not kept (the admin got the refusal as the reply). */
+  remove(logId: number): Promise<void>
+  markRunning(logId: number, ownerId: string, at: Date): Promise<void>
+  /** Appends lines after the run's last one (one statement; retried once if another writer took the numbers). */
+  appendLines(logId: number, step: string, texts: readonly string[], at: Date): Promise<void>
+  /**
+   * Closes a live run owned by `ownerId` and enqueues its callback, in one transaction. false when the run was no
+   * longer live or owned (another executor closed it as an orphan meanwhile): nothing is written then.
+   */
+  finish(logId: number, ownerId: string, result: RunResult, step: string | null, at: Date): Promise<boolean>
+  /** Beats the heartbeat of these live runs of this executor. */
+  beat(ownerId: string, logIds: readonly number[], at: Date): Promise<void>
+  /**
+   * Live runs whose heartbeat is older than `staleBefore` (a dead owner, or one of ours nobody tracks any more),
+   * plus, when `address` is given, the live runs another process left at that executor address.
+   */
+  findOrphans(ownerId: string, staleBefore: Date, address: string | undefined): Promise<OrphanRun[]>
+  /** Closes an orphan as failed if it is still live and still the dead owner's; enqueues its callback. */
+  closeOrphan(orphan: OrphanRun, handleMsg: string, at: Date): Promise<boolean>
+  readLog(logId: number, fromLineNum: number, pageSize: number): Promise<LogPage | undefined>
+}
+
+export function createRunStore(db: Db): RunStore {
+  const insertLines = (logId: number, step: string, texts: readonly string[], at: Date) =>
+    sql`insert into chain_run_lines (log_id, line_no, logged_at, step, text)
+      select ${logId}, coalesce((select max(line_no) from chain_run_lines where log_id = ${logId}), 0) + t.ord, ${at}, ${step}, t.text
+      from unnest(${texts as string[]}::text[]) with ordinality as t(text, ord)`.execute(db)
+
+  return {
+    async insert(run) {
+      const rows = await db
+        .insertInto('chain_runs')
+        .values({
+          log_id: run.logId,
+          job_id: run.jobId,
+          handler: run.handler,
+          params: run.params,
+          block_strategy: run.blockStrategy,
+          timeout_s: run.timeoutS,
+          log_date_time: run.logDateTime,
+          status: 'queued',
+          owner_id: run.ownerId,
+          owner_address: run.ownerAddress ?? null,
+          heartbeat_at: run.at,
+          created_at: run.at,
+        })
+        .onConflict((oc) => oc.column('log_id').doNothing())
+        .returning('log_id')
+        .execute()
+      return rows.length === 1
+    },
+
+    async remove(logId) {
+      await db.deleteFrom('chain_runs').where('log_id', '=', logId).execute()
+    },
+
+    async markRunning(logId, ownerId, at) {
+      await db
+        .updateTable('chain_runs')
+        .set({ status: 'running', started_at: at, heartbeat_at: at })
+        .where('log_id', '=', logId)
+        .where('owner_id', '=', ownerId)
+        .where('status', '=', 'queued')
+        .execute()
+    },
+
+    async appendLines(logId, step, texts, at) {
+      if (texts.length === 0) return
+      try {
+        await insertLines(logId, step, texts, at)
+      } catch (err) {
+        if (!isUniqueViolation(err)) throw err
+        await insertLines(logId, step, texts, at)
+      }
+    },
+
+    async finish(logId, ownerId, result, step, at) {
+      return db.transaction().execute(async (trx) => {
+        const closed = await trx
+          .updateTable('chain_runs')
+          .set({
+            status: result.status,
+            handle_code: result.handleCode,
+            handle_msg: result.handleMsg,
+            step,
+            finished_at: at,
+          })
+          .where('log_id', '=', logId)
+          .where('owner_id', '=', ownerId)
+          .where('status', 'in', LIVE_STATUSES)
+          .returning('log_date_time')
+          .executeTakeFirst()
+        if (!closed) return false
+        await trx
+          .insertInto('callback_outbox')
+          .values({
+            log_id: logId,
+            log_date_time: closed.log_date_time,
+            handle_code: result.handleCode,
+            handle_msg: result.handleMsg,
+            next_attempt_at: at,
+            created_at: at,
+          })
+          .onConflict((oc) => oc.column('log_id').doNothing())
+          .execute()
+        return true
+      })
+    },
+
+    async beat(ownerId, logIds, at) {
+      if (logIds.length === 0) return
+      await db
+        .updateTable('chain_runs')
+        .set({ heartbeat_at: at })
+        .where('log_id', 'in', logIds)
+        .where('owner_id', '=', ownerId)
+        .where('status', 'in', LIVE_STATUSES)
+        .execute()
+    },
+
+    async findOrphans(ownerId, staleBefore, address) {
+      const rows = await db
+        .selectFrom('chain_runs')
+        .select(['log_id', 'owner_id', 'log_date_time'])
+        .where('status', 'in', LIVE_STATUSES)
+        .where((eb) =>
+          address === undefined
+            ? eb('heartbeat_at', '<', staleBefore)
+            : eb.or([
+                eb('heartbeat_at', '<', staleBefore),
+                eb.and([eb('owner_address', '=', address), eb('owner_id', '<>', ownerId)]),
+              ]),
+        )
+        .orderBy('log_id')
+        .limit(500)
+        .execute()
+      return rows.map((r) => ({ logId: r.log_id, ownerId: r.owner_id, logDateTime: r.log_date_time }))
+    },
+
+    async closeOrphan(orphan, handleMsg, at) {
+      return db.transaction().execute(async (trx) => {
+        const closed = await trx
+          .updateTable('chain_runs')
+          .set({ status: 'failed', handle_code: 500, handle_msg: handleMsg, finished_at: at })
+          .where('log_id', '=', orphan.logId)
+          .where('owner_id', '=', orphan.ownerId)
+          .where('status', 'in', LIVE_STATUSES)
+          .returning('log_date_time')
+          .executeTakeFirst()
+        if (!closed) return false
+        await trx
+          .insertInto('callback_outbox')
+          .values({
+            log_id: orphan.logId,
+            log_date_time: closed.log_date_time,
+            handle_code: 500,
+            handle_msg: handleMsg,
+            next_attempt_at: at,
+            created_at: at,
+          })
+          .onConflict((oc) => oc.column('log_id').doNothing())
+          .execute()
+        return true
+      })
+    },
+
+    async readLog(logId, fromLineNum, pageSize) {
+      const run = await db.selectFrom('chain_runs').select('status').where('log_id', '=', logId).executeTakeFirst()
+      if (!run) return undefined
+      const [lines, last] = await Promise.all([
+        db
+          .selectFrom('chain_run_lines')
+          .select(['line_no', 'logged_at', 'step', 'text'])
+          .where('log_id', '=', logId)
+          .where('line_no', '>=', fromLineNum)
+          .orderBy('line_no')
+          .limit(pageSize)
+          .execute(),
+        db
+          .selectFrom('chain_run_lines')
+          .select((eb) => eb.fn.max('line_no').as('last'))
+          .where('log_id', '=', logId)
+          .executeTakeFirst(),
+      ])
+      return {
+        finished: !(LIVE_STATUSES as readonly string[]).includes(run.status),
+        lines: lines.map((l) => ({ lineNo: l.line_no, loggedAt: l.logged_at, step: l.step, text: l.text })),
+        lastLineNo: Number(last?.last ?? 0),
+      }
+    },
+  }
+}

@@ -1,0 +1,84 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
+import type { PlanObserver } from './plan.service.js'
+
+export interface SchedulerStatus {
+  readonly running: number
+  readonly queued: number
+  readonly outboxPending: number
+}
+
+export interface Metrics {
+  readonly registry: Registry
+  readonly plan: PlanObserver
+  observeRequest(route: string, method: string, status: number, seconds: number): void
+  chainRun(result: string): void
+  /** Where the callback outbox depth and queue sizes are read from at scrape time. */
+  setSchedulerStatus(read: () => Promise<SchedulerStatus>): void
+}
+
+/** One registry per process (or per test app): request, plan cache/source, assembly, chain and outbox metrics. */
+export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
+  const registry = new Registry()
+  if (options.defaults !== false) collectDefaultMetrics({ register: registry })
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests by route, method and status',
+    labelNames: ['route', 'method', 'status'],
+    registers: [registry],
+  })
+  const durations = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request duration by route, method and status',
+    labelNames: ['route', 'method', 'status'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [registry],
+  })
+  const cache = new Counter({ name: 'plan_cache_total', help: 'Plan cache lookups by result', labelNames: ['result'], registers: [registry] })
+  const source = new Counter({ name: 'plan_source_total', help: 'Plans computed by source', labelNames: ['source'], registers: [registry] })
+  const assembly = new Histogram({
+    name: 'plan_live_assembly_seconds',
+    help: 'Duration of live plan assembly',
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.2, 0.3, 0.5, 1, 2, 5, 10, 30],
+    registers: [registry],
+  })
+  const chains = new Counter({ name: 'chain_runs_total', help: 'Scheduler chain runs by result', labelNames: ['result'], registers: [registry] })
+  let schedulerStatus: (() => Promise<SchedulerStatus>) | undefined
+  new Gauge({
+    name: 'callback_outbox_depth',
+    help: 'Scheduler callbacks not yet delivered to the XXL-JOB admin',
+    registers: [registry],
+    async collect() {
+      this.set((await schedulerStatus?.())?.outboxPending ?? 0)
+    },
+  })
+  new Gauge({
+    name: 'scheduler_runs',
+    help: 'Scheduler runs by state',
+    labelNames: ['state'],
+    registers: [registry],
+    async collect() {
+      const status = await schedulerStatus?.()
+      this.set({ state: 'running' }, status?.running ?? 0)
+      this.set({ state: 'queued' }, status?.queued ?? 0)
+    },
+  })
+  for (const result of ['hit', 'miss']) cache.inc({ result }, 0)
+  for (const s of ['snapshot', 'live']) source.inc({ source: s }, 0)
+  return {
+    registry,
+    plan: {
+      cache: (result) => cache.inc({ result }),
+      source: (s) => source.inc({ source: s }),
+      liveAssembly: (seconds) => assembly.observe(seconds),
+    },
+    observeRequest(route, method, status, seconds) {
+      const labels = { route, method, status: String(status) }
+      requests.inc(labels)
+      durations.observe(labels, seconds)
+    },
+    chainRun: (result) => chains.inc({ result }),
+    setSchedulerStatus(read) {
+      schedulerStatus = read
+    },
+  }
+}
