@@ -1,12 +1,16 @@
 import type { Services } from './compose.js'
-import type { HandlerName, RunHandler, XxlJobExecutor } from './scheduler/index.js'
+import type { HandlerName, RunHandler, XxlJobExecutor, XxlJobTiming } from './scheduler/index.js'
 import { createXxlJobExecutor } from './scheduler/index.js'
 import type { Metrics } from './services/metrics.js'
 
 const RESULT: Record<number, string> = { 200: 'success', 500: 'failure', 502: 'timeout' }
 
 /** The XXL-JOB handlers call the same job functions as the CLI; undefined when no trigger key is set. */
-export function createScheduler(services: Services, metrics: Metrics): XxlJobExecutor | undefined {
+export function createScheduler(
+  services: Services,
+  metrics: Metrics,
+  options: { timing?: Partial<XxlJobTiming> } = {},
+): XxlJobExecutor | undefined {
   const { config } = services
   if (!config.xxlJob.accessToken) return undefined
   const step =
@@ -34,6 +38,7 @@ export function createScheduler(services: Services, metrics: Metrics): XxlJobExe
     config: config.xxlJob,
     handlers,
     onRunFinished: (code) => metrics.chainRun(RESULT[code] ?? String(code)),
+    timing: options.timing,
   })
   metrics.setSchedulerStatus(() => executor.status())
   return executor

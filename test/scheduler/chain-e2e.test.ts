@@ -1,0 +1,88 @@
+import { stat } from 'node:fs/promises'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildApp } from '../../src/http/app.js'
+import { createScheduler } from '../../src/scheduler-wiring.js'
+import type { XxlJobExecutor } from '../../src/scheduler/index.js'
+import { createMetrics } from '../../src/services/metrics.js'
+import { type DemoMarket, seedDemoMarket } from '../support/demo-market.js'
+import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
+import { createServices } from '../../src/compose.js'
+import { createLogger } from '../../src/logger.js'
+import { testConfig } from '../support/config.js'
+import { type FakeAdmin, startFakeAdmin } from './fake-admin.js'
+import { FAST, TOKEN, triggerParam } from './harness.js'
+
+async function until<T>(read: () => T | undefined, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = read()
+    if (value !== undefined) return value
+    if (Date.now() > deadline) throw new Error('timed out waiting')
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
+describe('XXL-JOB dailyPlanChain with the real jobs', () => {
+  let t: TestDatabase
+  let demo: DemoMarket
+  let admin: FakeAdmin
+  let executor: XxlJobExecutor
+  let app: Awaited<ReturnType<typeof buildApp>>
+  const metrics = createMetrics({ defaults: false })
+
+  beforeAll(async () => {
+    t = await createTestDatabase()
+    demo = await seedDemoMarket(t, { history: 1, skipLast: 1 })
+    admin = await startFakeAdmin(TOKEN)
+    const config = testConfig({ ...demo.env, XXLJOB_ACCESS_TOKEN: TOKEN, XXLJOB_ADMIN_ADDRESSES: admin.url })
+    const services = createServices(config, createLogger(config), t)
+    executor = createScheduler(services, metrics, { timing: FAST })!
+    app = await buildApp({ ...services, metrics, extraPlugins: [async (a) => void (await a.register(executor.plugin, { prefix: '/api/v1/xxljob' }))] })
+    await executor.start()
+  })
+  afterAll(async () => {
+    await app?.close()
+    await executor?.close()
+    await admin?.close()
+    await demo?.cleanup()
+    await t?.drop()
+  })
+
+  it('runs build, plan and push-pool for the date and calls back 200 with a summary', async () => {
+    const date = demo.calendar.at(-1)!
+    const run = await app.inject({
+      method: 'POST',
+      url: '/api/v1/xxljob/run',
+      headers: { 'XXL-JOB-ACCESS-TOKEN': TOKEN },
+      payload: triggerParam(5001, { executorHandler: 'dailyPlanChain', executorParams: JSON.stringify({ tradeDate: date }) }),
+    })
+    expect(run.json()).toMatchObject({ code: 200 })
+    const callback = await until(() => admin.accepted().find((c) => c.logId === 5001))
+    expect(callback.handleCode).toBe(200)
+    expect(callback.handleMsg).toMatch(new RegExp(`build ${date}.*plan ${date}.*push-pool ${date}`))
+    await stat(demo.services.files.snapshotPath(date))
+    await stat(demo.services.files.poolPath(date))
+    const plan = await app.inject(`/plan?date=${date}`)
+    expect(plan.json()).toMatchObject({ date, plan_source: 'snapshot', snapshot: 'present' })
+    const log = await app.inject({
+      method: 'POST',
+      url: '/api/v1/xxljob/log',
+      headers: { 'XXL-JOB-ACCESS-TOKEN': TOKEN },
+      payload: { logId: 5001, fromLineNum: 1 },
+    })
+    expect(log.json().content.logContent).toMatch(/\[build\] start[\s\S]*\[plan\] ok[\s\S]*\[push-pool\] ok/)
+    expect(await metrics.registry.getSingleMetricAsString('chain_runs_total')).toMatch(/result="success"} 1/)
+  })
+
+  it('fails with 500 naming the step when the date has no bars', async () => {
+    await app.inject({
+      method: 'POST',
+      url: '/api/v1/xxljob/run',
+      headers: { 'XXL-JOB-ACCESS-TOKEN': TOKEN },
+      payload: triggerParam(5002, { executorHandler: 'dailyPlanChain', executorParams: '{"tradeDate":"2001-01-02"}' }),
+    })
+    const callback = await until(() => admin.accepted().find((c) => c.logId === 5002))
+    expect(callback.handleCode).toBe(500)
+    expect(callback.handleMsg).toMatch(/^build failed: no daily bars on 2001-01-02/)
+  })
+})
