@@ -1,5 +1,6 @@
 import { execFile, spawn } from 'node:child_process'
-import { mkdir, readFile, rename, rm, stat, chown } from 'node:fs/promises'
+import { readFileSync } from 'node:fs'
+import { chown, mkdir, readFile, rename, rm, stat } from 'node:fs/promises'
 import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
@@ -126,12 +127,18 @@ export async function readPostmasterPid(dataDir: string): Promise<PidFile | unde
   return { pid, port, status: (lines[7] ?? '').trim() }
 }
 
-function isAlive(pid: number): boolean {
+/** A live process: signal 0 reaches it and it is not a zombie waiting for a parent that never reaps it. */
+export function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0)
-    return true
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM'
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z'
+  } catch {
+    return process.platform !== 'linux'
   }
 }
 
@@ -152,7 +159,7 @@ async function waitForRunningInstance(dataDir: string, timeoutMs: number): Promi
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {
     const pid = await readPostmasterPid(dataDir)
-    if (pid === undefined || !isAlive(pid.pid)) return undefined
+    if (pid === undefined || !isProcessAlive(pid.pid)) return undefined
     if (await canConnect(pid.port)) return pid.port
     await new Promise((r) => setTimeout(r, 200))
   }

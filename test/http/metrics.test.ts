@@ -1,0 +1,52 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildApp } from '../../src/http/app.js'
+import { createMetrics } from '../../src/services/metrics.js'
+import { buildTestApp, type TestApp } from '../support/app.js'
+import { type DemoMarket, seedDemoMarket } from '../support/demo-market.js'
+import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
+
+function counter(text: string, name: string, labels: string): number {
+  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(labels))
+  return line ? Number(line.split(' ').at(-1)) : Number.NaN
+}
+
+describe('GET /metrics', () => {
+  let t: TestDatabase
+  let demo: DemoMarket
+  let built: TestApp
+  let app: Awaited<ReturnType<typeof buildApp>>
+  const metrics = createMetrics()
+
+  beforeAll(async () => {
+    t = await createTestDatabase()
+    demo = await seedDemoMarket(t, { history: 1 })
+    built = await buildTestApp(t, demo.env, { observe: metrics.plan })
+    app = await buildApp({ ...built.services, metrics })
+  })
+  afterAll(async () => {
+    await app.close()
+    await built.close()
+    await demo.cleanup()
+    await t.drop()
+  })
+
+  it('shows cache, source, request and process metrics moving under load', async () => {
+    const before = (await app.inject('/metrics')).body
+    expect(counter(before, 'plan_cache_total', 'result="hit"')).toBe(0)
+    for (let i = 0; i < 5; i++) await app.inject('/plan')
+    await app.inject('/plan?nocache=1')
+    await app.inject('/plan/dates')
+    const res = await app.inject('/metrics')
+    expect(res.headers['content-type']).toMatch(/^text\/plain/)
+    const text = res.body
+    expect(counter(text, 'plan_cache_total', 'result="miss"')).toBe(2)
+    expect(counter(text, 'plan_cache_total', 'result="hit"')).toBe(4)
+    expect(counter(text, 'plan_source_total', 'source="snapshot"')).toBe(2)
+    expect(counter(text, 'http_requests_total', 'route="/plan",method="GET",status="200"')).toBe(6)
+    expect(counter(text, 'http_requests_total', 'route="/plan/dates",method="GET",status="200"')).toBe(1)
+    expect(text).toContain('http_request_duration_seconds_bucket')
+    expect(text).toContain('process_resident_memory_bytes')
+    expect(text).toContain('callback_outbox_depth 0')
+    expect(text).toContain('plan_live_assembly_seconds_count')
+  })
+})
