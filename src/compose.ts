@@ -8,10 +8,13 @@ import { type Progress, silentProgress } from './jobs/progress.js'
 import { runPushPool } from './jobs/push-pool.job.js'
 import type { Logger } from './logger.js'
 import { createLatestDate, type LatestDate } from './services/latest-date.js'
+import { createLogicStateService, type LogicStateService } from './services/logic-state.service.js'
 import { createPlanAssembler, type PlanAssembler } from './services/plan-assembler.js'
 import { createPlanService, type PlanObserver, type PlanService } from './services/plan.service.js'
 import { createSnapshotMeta, type SnapshotMetaReader } from './services/snapshot-meta.js'
+import { createVerdictService, type VerdictService } from './services/verdict.service.js'
 import type { Db } from './storage/db.js'
+import { createLookupRepository } from './storage/lookup.repository.js'
 import { createMarketDataRepository, type MarketDataRepository } from './storage/market-data.repository.js'
 import { createPlanFiles, type PlanFiles } from './storage/plan-files.js'
 import { createPlanInputRepository, type PlanInputRepository } from './storage/plan-input.repository.js'
@@ -36,6 +39,8 @@ export interface Services {
   readonly snapshots: SnapshotMetaReader
   readonly latestDate: LatestDate
   readonly plans: PlanService
+  readonly verdicts: VerdictService
+  readonly logicStates: LogicStateService
   readonly steps: Readonly<{ build: ChainStep; plan: ChainStep; 'push-pool': ChainStep }>
   readonly chain: (args: { date?: string }, signal: AbortSignal, options?: Parameters<typeof runChain>[3]) => ReturnType<typeof runChain>
   close(): Promise<void>
@@ -71,10 +76,12 @@ export function createServices(config: Config, log: Logger, store: StoreHandle, 
     cacheSec: config.planCacheSec,
     observe: options.observe,
   })
+  const verdicts = createVerdictService({ inputs, market, tiers, latestDate, plans, log })
+  const logicStates = createLogicStateService({ lookups: createLookupRepository(store.db), market, latestDate, log })
   const version = codeVersion()
   const steps = {
     build: (args: { date?: string }, signal: AbortSignal) =>
-      runBuild({ db: store.db, market, log, progress, codeVersion: version, now }, args, signal),
+      runBuild({ db: store.db, market, log, progress, codeVersion: version, now, onBuilt: () => latestDate.invalidate() }, args, signal),
     plan: (args: { date?: string }, signal: AbortSignal) =>
       runPlan(
         {
@@ -120,6 +127,8 @@ export function createServices(config: Config, log: Logger, store: StoreHandle, 
     snapshots,
     latestDate,
     plans,
+    verdicts,
+    logicStates,
     steps,
     chain: (args, signal, chainOptions) =>
       runChain({ pool: store.pool, latestBarDate: () => market.latestBarDate(), steps }, args, signal, chainOptions),

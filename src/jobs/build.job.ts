@@ -16,6 +16,8 @@ export interface BuildDeps {
   readonly progress: Progress
   readonly codeVersion: string
   readonly now: () => Date
+  /** Told once the date's rows are committed. */
+  readonly onBuilt?: (date: string) => void
 }
 
 export interface BuildResult extends JobResult {
@@ -98,6 +100,7 @@ export async function runBuild(deps: BuildDeps, args: DateArgs, signal: AbortSig
     { build_id: buildId, trade_date: date, started_at: startedAt, finished_at: deps.now(), code_version: deps.codeVersion, stale, counts },
     scored,
   )
+  deps.onBuilt?.(date)
   progress.tick(2)
   progress.done()
   const summary = `build ${date}: ${counts.scored} scored (${counts.main} main, ${counts.observe} observe)${stale ? `; stale: ${stale}` : ''}`

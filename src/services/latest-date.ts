@@ -6,6 +6,8 @@ export const TIER_DATES_CHANNEL = 'stockplan_tier_dates'
 export interface LatestDate {
   /** The latest date of the tier score table; throws when it cannot be known. */
   get(): Promise<string | undefined>
+  /** Forget the known value (this process just wrote tier rows); other processes hear the NOTIFY. */
+  invalidate(): void
   close(): Promise<void>
 }
 
@@ -87,6 +89,10 @@ export function createLatestDate(deps: { url?: string; query: () => Promise<stri
         if (hadValue) return value
         throw err
       }
+    },
+    invalidate() {
+      changes++
+      known = false
     },
     async close() {
       closed = true

@@ -1,0 +1,79 @@
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
+import fc from 'fast-check'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createServices } from '../../src/compose.js'
+import { createLogger } from '../../src/logger.js'
+import { testConfig } from '../support/config.js'
+import { type DemoMarket, seedDemoMarket } from '../support/demo-market.js'
+import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
+
+const run = promisify(execFile)
+
+describe('plan service on the demo market', () => {
+  let t: TestDatabase
+  let demo: DemoMarket
+  beforeAll(async () => {
+    t = await createTestDatabase()
+    demo = await seedDemoMarket(t, { history: 3, skipLast: 2 })
+  })
+  afterAll(async () => {
+    await demo.cleanup()
+    await t.drop()
+  })
+
+  function services(env: Record<string, string> = {}, listen = false) {
+    const config = testConfig({ ...demo.env, ...env })
+    return createServices(config, createLogger(config), t, { listen })
+  }
+
+  it('cutting the snapshot gives the same main and observe as live assembly for any sizes and date', async () => {
+    const fromSnapshot = services({ PLAN_CACHE_SEC: '0' })
+    const live = services({ PLAN_CACHE_SEC: '0', PLAN_FROM_SNAPSHOT: 'false' })
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...demo.planned),
+        fc.integer({ min: 1, max: 200 }),
+        fc.integer({ min: 1, max: 200 }),
+        fc.integer({ min: 1, max: 50 }),
+        async (date, top, obs_top, theme_cap) => {
+          const sizes = { top, obs_top, theme_cap }
+          const a = await fromSnapshot.plans.getPlan({ date, sizes, nocache: true })
+          const b = await live.plans.getPlan({ date, sizes, nocache: true })
+          expect(a.source).toBe('snapshot')
+          expect(b.source).toBe('live')
+          expect(b.body.main).toEqual(a.body.main)
+          expect(b.body.observe).toEqual(a.body.observe)
+          expect(b.body.card_counts).toEqual(a.body.card_counts)
+        },
+      ),
+      { numRuns: 40 },
+    )
+    await fromSnapshot.close()
+    await live.close()
+  })
+
+  it('sees a new data date at once, from this process and from another one', async () => {
+    const s = services({}, true)
+    const sizes = { top: 20, obs_top: 10, theme_cap: 5 }
+    expect((await s.plans.getPlan({ sizes, nocache: false })).body.date).toBe(demo.planned.at(-1))
+    const next = demo.calendar.at(-2)!
+    await s.steps.build({ date: next }, new AbortController().signal)
+    const after = await s.plans.getPlan({ sizes, nocache: false })
+    expect(after.body.date).toBe(next)
+    expect(after.cache).toBe('miss')
+
+    const last = demo.calendar.at(-1)!
+    await run(process.execPath, ['bin/stockplan.js', 'build', '--date', last], {
+      env: { ...process.env, DATABASE_URL: t.url, PLAN_DATA_DIR: demo.planDataDir, LOG_LEVEL: 'silent' },
+    })
+    const deadline = Date.now() + 5000
+    let seen = ''
+    while (Date.now() < deadline && seen !== last) {
+      seen = (await s.plans.getPlan({ sizes, nocache: false })).body.date
+      if (seen !== last) await new Promise((r) => setTimeout(r, 50))
+    }
+    expect(seen).toBe(last)
+    await s.close()
+  })
+})
