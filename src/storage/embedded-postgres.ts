@@ -198,7 +198,7 @@ const urlFor = (port: number): string => `postgres://postgres@127.0.0.1:${port}/
  * Starts (or joins) the embedded PostgreSQL cluster in `dataDir`. A process that finds a live server through
  * `postmaster.pid` connects to it and leaves it running; the process that started the server stops it.
  */
-export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promise<RunningPostgres> {
+export async function startEmbeddedPostgres(dataDir: string, log: Logger, options: { port?: number } = {}): Promise<RunningPostgres> {
   const bins = await loadBinaries()
   const runAs = await ensureRunAs()
   await initialise(dataDir, bins, runAs, log)
@@ -210,10 +210,10 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
     return { url: urlFor(existing), port: existing, owned: false, stop: async () => undefined }
   }
 
-  const port = await freePort()
-  const options = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=200`
+  const port = options.port ?? (await freePort())
+  const serverOptions = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=200`
   try {
-    await run(bins.pg_ctl, ['start', '-D', dataDir, '-w', '-t', '60', '-s', '-l', path.join(dataDir, 'postgres.log'), '-o', options], runAs, true)
+    await run(bins.pg_ctl, ['start', '-D', dataDir, '-w', '-t', '60', '-s', '-l', path.join(dataDir, 'postgres.log'), '-o', serverOptions], runAs, true)
   } catch (err) {
     // lost a race with another process starting the same cluster: join it
     const joined = await waitForRunningInstance(dataDir, 15_000)

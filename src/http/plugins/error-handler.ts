@@ -22,6 +22,16 @@ export function validationDetail(err: FastifyError): string {
     .join('; ')
 }
 
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006'])
+
+/** A failure to reach PostgreSQL (as opposed to a bug): worth a 503 that says what to do. */
+export function isStoreUnavailable(err: unknown): boolean {
+  const e = err as { code?: string; message?: string; errors?: unknown[] }
+  if (e?.code && UNAVAILABLE_CODES.has(e.code)) return true
+  if (Array.isArray(e?.errors) && e.errors.some(isStoreUnavailable)) return true // AggregateError from net
+  return /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED/.test(e?.message ?? '')
+}
+
 /** Every error answers `{detail: string}`; 5xx details never carry stacks or SQL. */
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, req, reply) => {
@@ -29,6 +39,10 @@ export function installErrorHandler(app: FastifyInstance): void {
     if (err.validation) return reply.code(422).send({ detail: validationDetail(err) })
     const status = err.statusCode ?? 500
     if (status < 500) return reply.code(status).send({ detail: err.message })
+    if (isStoreUnavailable(err)) {
+      req.log.warn({ err: { message: err.message, code: err.code } }, 'store unavailable')
+      return reply.code(503).send({ detail: `store unavailable (${err.message || err.code}); retry shortly` })
+    }
     req.log.error({ err }, 'unhandled error')
     return reply.code(500).send({ detail: 'Internal Server Error' })
   })

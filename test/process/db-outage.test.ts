@@ -1,0 +1,98 @@
+import { chmod, mkdtemp, rm } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createLogger } from '../../src/logger.js'
+import { createDb, type DbHandle } from '../../src/storage/db.js'
+import { type RunningPostgres, startEmbeddedPostgres } from '../../src/storage/embedded-postgres.js'
+import { migrateToLatest } from '../../src/storage/migrate.js'
+import { type DemoMarket, seedDemoMarket } from '../support/demo-market.js'
+import { type ServerProcess, startServerProcess } from '../support/server-process.js'
+import type { TestDatabase } from '../support/test-db.js'
+
+const log = createLogger({ logLevel: 'silent' })
+
+async function timedFetch(url: string): Promise<{ status: number; body: Record<string, unknown>; ms: number }> {
+  const started = Date.now()
+  const res = await fetch(url, { signal: AbortSignal.timeout(15_000) })
+  return { status: res.status, body: (await res.json()) as Record<string, unknown>, ms: Date.now() - started }
+}
+
+describe('the database stopped under a running server', () => {
+  let root: string
+  let pg: RunningPostgres
+  let handle: DbHandle
+  let demo: DemoMarket
+  let server: ServerProcess
+
+  beforeAll(async () => {
+    root = await mkdtemp(path.join(os.tmpdir(), 'stockplan-outage-'))
+    await chmod(root, 0o755)
+    pg = await startEmbeddedPostgres(path.join(root, 'pg'), log)
+    handle = createDb(pg.url, log)
+    await migrateToLatest(handle.db)
+    demo = await seedDemoMarket({ ...handle, url: pg.url, name: 'stockplan', drop: async () => undefined } as TestDatabase, {
+      stocks: 200,
+      days: 70,
+      history: 2,
+      skipLast: 1,
+    })
+    // one built-but-not-planned date, so that a live plan would need the store
+    await demo.services.steps.build({ date: demo.calendar.at(-1)! }, new AbortController().signal)
+    server = await startServerProcess({ DATABASE_URL: pg.url, PLAN_DATA_DIR: demo.planDataDir })
+  })
+  afterAll(async () => {
+    server?.child.kill('SIGKILL')
+    await demo?.cleanup()
+    await handle?.db.destroy()
+    await pg?.stop()
+    await rm(root, { recursive: true, force: true })
+  })
+
+  it('keeps answering from snapshots and cache, fails fast with {detail}, and recovers without a restart', async () => {
+    const [older, planned] = demo.planned as [string, string]
+    const unplanned = demo.calendar.at(-1)!
+    const cachedBefore = await timedFetch(`${server.url}/plan?date=${planned}`)
+    expect(cachedBefore.status).toBe(200)
+    const latestBefore = await timedFetch(`${server.url}/plan`)
+    expect(latestBefore.body.date).toBe(unplanned)
+
+    await pg.stop()
+
+    const health = await timedFetch(`${server.url}/health`)
+    expect(health.status).toBe(200)
+    expect(health.body).toMatchObject({ ok: false, pool_top: 20, pool_max: 50 })
+    expect(String(health.body.error)).toMatch(/ECONNREFUSED|terminat|connect/)
+
+    const cached = await timedFetch(`${server.url}/plan?date=${planned}`)
+    expect(cached.status).toBe(200)
+    expect(cached.body.main).toEqual(cachedBefore.body.main)
+
+    const latest = await timedFetch(`${server.url}/plan`)
+    expect(latest.status).toBe(200)
+    expect(latest.body.generated_at).toBe(latestBefore.body.generated_at)
+
+    const fromSnapshot = await timedFetch(`${server.url}/plan?date=${older}&top=7`)
+    expect(fromSnapshot.status).toBe(200)
+    expect(fromSnapshot.body.plan_source).toBe('snapshot')
+
+    for (const url of [`/plan?date=${unplanned}`, '/plan/dates', '/plan/verdict?codes=600519', '/logic_state?codes=600519']) {
+      const res = await timedFetch(`${server.url}${url}`)
+      expect([500, 503], url).toContain(res.status)
+      expect(typeof res.body.detail, url).toBe('string')
+      expect(res.ms, url).toBeLessThan(10_000)
+      expect(JSON.stringify(res.body), url).not.toMatch(/\bselect\b|\bfrom "|at .*\.ts:\d+/i)
+    }
+
+    pg = await startEmbeddedPostgres(path.join(root, 'pg'), log, { port: pg.port })
+    const deadline = Date.now() + 20_000
+    let recovered = await timedFetch(`${server.url}/health`)
+    while (!recovered.body.ok && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 250))
+      recovered = await timedFetch(`${server.url}/health`)
+    }
+    expect(recovered.body).toMatchObject({ ok: true, latest_plan_date: unplanned })
+    expect((await timedFetch(`${server.url}/plan/dates`)).status).toBe(200)
+    expect((await timedFetch(`${server.url}/plan?date=${unplanned}`)).body.plan_source).toBe('live')
+  })
+})
