@@ -76,7 +76,7 @@ describe('the database stopped under a running server', () => {
     expect(fromSnapshot.status).toBe(200)
     expect(fromSnapshot.body.plan_source).toBe('snapshot')
 
-    for (const url of [`/plan?date=${unplanned}`, '/plan/dates', '/plan/verdict?codes=600519', '/logic_state?codes=600519']) {
+    for (const url of [`/plan?date=${unplanned}&top=3`, '/plan/dates', '/plan/verdict?codes=600519', '/logic_state?codes=600519']) {
       const res = await timedFetch(`${server.url}${url}`)
       expect([500, 503], url).toContain(res.status)
       expect(typeof res.body.detail, url).toBe('string')
