@@ -1,5 +1,4 @@
 import { execFile, spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
 import { chown, mkdir, readFile, rename, rm, stat } from 'node:fs/promises'
 import net from 'node:net'
 import os from 'node:os'
@@ -7,6 +6,9 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import pg from 'pg'
 import type { Logger } from '../logger.js'
+import { isProcessAlive } from './process-alive.js'
+
+export { isProcessAlive }
 
 const execFileAsync = promisify(execFile)
 
@@ -125,21 +127,6 @@ export async function readPostmasterPid(dataDir: string): Promise<PidFile | unde
   const port = Number(lines[3])
   if (!Number.isInteger(pid) || !Number.isInteger(port) || pid <= 0 || port <= 0) return undefined
   return { pid, port, status: (lines[7] ?? '').trim() }
-}
-
-/** A live process: signal 0 reaches it and it is not a zombie waiting for a parent that never reaps it. */
-export function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z'
-  } catch {
-    return process.platform !== 'linux'
-  }
 }
 
 async function canConnect(port: number, database = 'postgres'): Promise<boolean> {
