@@ -40,19 +40,21 @@ function tradingDays(count: number): string[] {
   return days
 }
 
-/** Deterministic random walk per stock, written in ~1 MB pieces. */
-async function writeBars(file: string, rows: number): Promise<number> {
+/** Deterministic random walk per stock (another seed changes every row), written in ~1 MB pieces. */
+async function writeBars(file: string, rows: number, start: number): Promise<number> {
+  let seed = start
   const out = createWriteStream(file)
   const write = (text: string): Promise<void> =>
     new Promise((resolve, reject) => {
       out.write(text, (err) => (err ? reject(err) : resolve()))
     })
-  await write('code,trade_date,open,high,low,close,pre_close,volume,amount,turnover_rate,adj_factor,is_suspended,is_st\n')
+  await write(
+    'code,trade_date,open,high,low,close,pre_close,volume,amount,turnover_rate,adj_factor,is_suspended,is_st\n',
+  )
   const days = tradingDays(DAYS)
-  let seed = 42
   const random = (): number => {
-    seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648
-    return seed / 2_147_483_648
+    seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0
+    return seed / 4_294_967_296
   }
   let buffer = ''
   let written = 0
@@ -124,7 +126,9 @@ async function openDatabase(log: pino.Logger): Promise<Database> {
 async function insertBatched(pool: pg.Pool, file: string, mode: 'values' | 'unnest', batch: number): Promise<number> {
   const spec = FILE_SPECS.native.find((s) => s.file === 'bars.csv')!
   const names = spec.columns.map((c) => c.name)
-  const types = spec.columns.map((c) => ({ text: 'text', date: 'date', number: 'float8', integer: 'int4', boolean: 'bool' })[c.type])
+  const types = spec.columns.map(
+    (c) => ({ text: 'text', date: 'date', number: 'float8', integer: 'int4', boolean: 'bool' })[c.type],
+  )
   const rest = names.filter((c) => c !== 'code' && c !== 'trade_date')
   const conflict = `on conflict (code, trade_date) do update set ${rest.map((c) => `${c} = excluded.${c}`).join(', ')}
     where (${rest.map((c) => `daily_bars.${c}`).join(', ')}) is distinct from (${rest.map((c) => `excluded.${c}`).join(', ')})`
@@ -151,10 +155,14 @@ async function insertBatched(pool: pg.Pool, file: string, mode: 'values' | 'unne
     const text = pending.length === batch ? full : statement(pending.length)
     const params: unknown[] =
       mode === 'unnest' ? names.map((_, i) => pending.map((row) => row[i] ?? null)) : pending.flat()
-    await client.query({ text, values: params, ...(pending.length === batch ? { name: `bench_${mode}_${batch}` } : {}) })
+    await client.query({
+      text,
+      values: params,
+      ...(pending.length === batch ? { name: `bench_${mode}_${batch}` } : {}),
+    })
     pending = []
   }
-  const take = async (fields: string[]): Promise<void> => {
+  const take = (fields: string[]): void => {
     if (!plan) {
       plan = planRows(spec, fields)
       return
@@ -163,15 +171,25 @@ async function insertBatched(pool: pg.Pool, file: string, mode: 'values' | 'unne
     if (!cells) return
     pending.push(cells)
     rows++
-    if (pending.length >= batch) await flush()
   }
   try {
     await client.query('begin')
-    for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
-      for (const record of reader.push(decoder.write(chunk))) await take(record.fields)
+    for await (const chunk of createReadStream(file, { highWaterMark: 1 << 18 }) as AsyncIterable<Buffer>) {
+      reader.push(decoder.write(chunk), take)
+      while (pending.length >= batch) {
+        const rest = pending.slice(batch)
+        pending = pending.slice(0, batch)
+        await flush()
+        pending = rest
+      }
     }
-    for (const record of reader.end()) await take(record.fields)
-    await flush()
+    reader.end(take)
+    while (pending.length > 0) {
+      const rest = pending.slice(batch)
+      pending = pending.slice(0, batch)
+      await flush()
+      pending = rest
+    }
     await client.query('commit')
   } catch (err) {
     await client.query('rollback')
@@ -185,7 +203,9 @@ async function insertBatched(pool: pg.Pool, file: string, mode: 'values' | 'unne
 function report(label: string, rows: number, ms: number, extra = ''): void {
   const seconds = ms / 1000
   console.log(
-    `${label.padEnd(28)} ${String(rows).padStart(9)} rows  ${seconds.toFixed(2).padStart(7)} s  ${Math.round(rows / seconds)
+    `${label.padEnd(28)} ${String(rows).padStart(9)} rows  ${seconds.toFixed(2).padStart(7)} s  ${Math.round(
+      rows / seconds,
+    )
       .toString()
       .padStart(9)} rows/s${extra}`,
   )
@@ -205,7 +225,7 @@ async function main(): Promise<void> {
   const { db, pool } = createDb(database.url, log)
   try {
     const started = performance.now()
-    const rows = await writeBars(path.join(dataDir, 'bars.csv'), target)
+    const rows = await writeBars(path.join(dataDir, 'bars.csv'), target, 42)
     const size = (await stat(path.join(dataDir, 'bars.csv'))).size
     console.log(
       `wrote ${rows} bar rows (${(size / 1e6).toFixed(0)} MB) in ${((performance.now() - started) / 1000).toFixed(1)} s; ` +
@@ -216,7 +236,9 @@ async function main(): Promise<void> {
     console.log(`PostgreSQL ${server}`)
     const signal = new AbortController().signal
     const deps = { db, pool, log, progress: silentProgress }
-    for (const label of ['copy: first import', 'copy: re-import (unchanged)']) {
+    const runs = ['copy: first import', 'copy: re-import (unchanged)', 'copy: every row changed']
+    for (const label of runs) {
+      if (label === runs[2]) await writeBars(path.join(dataDir, 'bars.csv'), target, 7)
       const t0 = performance.now()
       const result = await importDirectory(deps, { dir: dataDir, format: 'native' }, signal)
       const file = result.files[0]!
@@ -228,6 +250,9 @@ async function main(): Promise<void> {
         `  (copy ${phases.copy_ms} ms, upsert ${phases.upsert_ms} ms; inserted ${file.inserted}, updated ${file.updated}, unchanged ${file.unchanged})`,
       )
     }
+    console.log(
+      `peak RSS of this process: ${Math.round(process.resourceUsage().maxRSS / 1024)} MB (the file is streamed)`,
+    )
     if (values['compare-insert']) {
       await pool.query('truncate daily_bars')
       const variants: Array<['values' | 'unnest', number]> = [

@@ -8,14 +8,16 @@
  * `required`, and otherwise left out of the load (NULL or the table default on insert, untouched on update).
  *
  * Tushare layout: the same file names, holding what the tushare API of that name returns:
- * | file            | tushare API                | conversion                                                       |
- * |-----------------|----------------------------|------------------------------------------------------------------|
- * | securities.csv  | `stock_basic`              | ts_code; exchange SSE/SZSE/BSE -> SH/SZ/BJ; board from the code   |
- * | bars.csv        | `daily`                    | vol lots x100 -> shares; amount thousand yuan x1000 -> yuan       |
- * | index_bars.csv  | `index_daily`              | as `daily`                                                        |
- * | basics.csv      | `daily_basic`              | total_mv / circ_mv 万元 x10000 -> yuan                             |
- * | financials.csv  | `fina_indicator(_vip)`     | bps -> bvps; percentages x0.01 -> fractions; superseded rows
- *                                                  (update_flag 0) skipped                                       |
+ * | file           | tushare API              | conversion                                                      |
+ * |----------------|--------------------------|-----------------------------------------------------------------|
+ * | securities.csv | `stock_basic`            | ts_code; exchange SSE/SZSE/BSE -> SH/SZ/BJ; board from the code  |
+ * | bars.csv       | `daily`                  | vol lots x100 -> shares; amount thousand yuan x1000 -> yuan      |
+ * | index_bars.csv | `index_daily`            | as `daily`                                                       |
+ * | basics.csv     | `daily_basic`            | total_mv / circ_mv 万元 x10000 -> yuan                            |
+ * | financials.csv | `fina_indicator(_vip)`   | bps -> bvps, grossprofit_margin -> gross_margin, ocf_to_profit   |
+ * |                |                          | -> ocf_to_np, or_yoy -> revenue_yoy, netprofit_yoy -> np_yoy;    |
+ * |                |                          | percent x0.01 -> fractions; rows with update_flag 0 (superseded  |
+ * |                |                          | by a correction) skipped                                         |
  * All tushare dates are `YYYYMMDD`. Columns a tushare API returns that we do not store (change, pct_chg,
  * turnover_rate_f, the other 150 fina_indicator fields, ...) are ignored, since users pick them with
  * `fields=` and tushare adds new ones over time. The bars files also accept the native columns
@@ -260,7 +262,12 @@ const HOLDINGS: FileSpec = {
   file: 'holdings.csv',
   table: 'holdings',
   origin: 'native',
-  columns: [nativeCode, req('qty', 'number'), opt('cost_price', 'number', NON_NEGATIVE), req('updated_at', 'date', ISO)],
+  columns: [
+    nativeCode,
+    req('qty', 'number'),
+    opt('cost_price', 'number', NON_NEGATIVE),
+    req('updated_at', 'date', ISO),
+  ],
   primaryKey: ['code'],
   checks: [],
   unknownColumns: 'error',

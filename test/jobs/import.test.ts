@@ -4,7 +4,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { sql } from 'kysely'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { CsvReader } from '../../src/jobs/import/csv-reader.js'
+import { CsvReader, type CsvRecord } from '../../src/jobs/import/csv-reader.js'
 import { ImportError, type ImportResult, importDirectory } from '../../src/jobs/import/import-job.js'
 import { planRows } from '../../src/jobs/import/row-parser.js'
 import { type Progress, silentProgress } from '../../src/jobs/progress.js'
@@ -95,18 +95,68 @@ describe('import: native files', () => {
       ['theme_events.csv', 3, 3, 0, 0],
       ['holdings.csv', 2, 2, 0, 0],
     ])
-    expect(first.summary).toMatch(/^imported 9 files \(native\) in [\d.]+ s: 32 rows, 32 inserted, 0 updated, 0 unchanged$/)
+    expect(first.summary).toMatch(
+      /^imported 9 files \(native\) in [\d.]+ s: 32 rows, 32 inserted, 0 updated, 0 unchanged$/,
+    )
     for (const file of first.files) expect(file.ms).toBeGreaterThanOrEqual(0)
   })
 
   it('normalises codes, derives exchange and board, keeps quoted commas and empty fields as NULL', async () => {
     expect(await rows(t, 'select * from securities order by code')).toEqual([
-      { code: '000001.SZ', name: '平安银行, A股', exchange: 'SZ', board: 'main', industry: '银行', list_date: '1991-04-03', delist_date: null },
-      { code: '300750.SZ', name: '宁德时代', exchange: 'SZ', board: 'chinext', industry: '电池', list_date: '2018-06-11', delist_date: null },
-      { code: '600001.SH', name: '退市样本', exchange: 'SH', board: 'main', industry: '钢铁', list_date: '1998-01-22', delist_date: '2009-12-29' },
-      { code: '600519.SH', name: '贵州茅台', exchange: 'SH', board: 'main', industry: '白酒', list_date: '2001-08-27', delist_date: null },
-      { code: '688981.SH', name: '中芯国际', exchange: 'SH', board: 'star', industry: '半导体', list_date: '2020-07-16', delist_date: null },
-      { code: '920799.BJ', name: '艾融软件', exchange: 'BJ', board: 'bse', industry: null, list_date: '2019-12-27', delist_date: null },
+      {
+        code: '000001.SZ',
+        name: '平安银行, A股',
+        exchange: 'SZ',
+        board: 'main',
+        industry: '银行',
+        list_date: '1991-04-03',
+        delist_date: null,
+      },
+      {
+        code: '300750.SZ',
+        name: '宁德时代',
+        exchange: 'SZ',
+        board: 'chinext',
+        industry: '电池',
+        list_date: '2018-06-11',
+        delist_date: null,
+      },
+      {
+        code: '600001.SH',
+        name: '退市样本',
+        exchange: 'SH',
+        board: 'main',
+        industry: '钢铁',
+        list_date: '1998-01-22',
+        delist_date: '2009-12-29',
+      },
+      {
+        code: '600519.SH',
+        name: '贵州茅台',
+        exchange: 'SH',
+        board: 'main',
+        industry: '白酒',
+        list_date: '2001-08-27',
+        delist_date: null,
+      },
+      {
+        code: '688981.SH',
+        name: '中芯国际',
+        exchange: 'SH',
+        board: 'star',
+        industry: '半导体',
+        list_date: '2020-07-16',
+        delist_date: null,
+      },
+      {
+        code: '920799.BJ',
+        name: '艾融软件',
+        exchange: 'BJ',
+        board: 'bse',
+        industry: null,
+        list_date: '2019-12-27',
+        delist_date: null,
+      },
     ])
   })
 
@@ -136,7 +186,13 @@ describe('import: native files', () => {
     })
     expect(bars[0]).toMatchObject({ adj_factor: 1, is_suspended: false, is_st: true })
     expect(bars[1]).toMatchObject({ is_suspended: true, is_st: true })
-    expect(bars[2]).toMatchObject({ pre_close: null, turnover_rate: null, volume: 0, is_suspended: true, adj_factor: 1 })
+    expect(bars[2]).toMatchObject({
+      pre_close: null,
+      turnover_rate: null,
+      volume: 0,
+      is_suspended: true,
+      adj_factor: 1,
+    })
   })
 
   it('keeps index codes as given and fills the other tables', async () => {
@@ -168,8 +224,22 @@ describe('import: native files', () => {
       { code: '600519.SH', as_of: '2024-01-02', fiscal_year: 2025, eps_mean: 78.4, eps_low: null, eps_high: null },
     ])
     expect(await rows(t, 'select * from theme_edges order by weight desc, code')).toEqual([
-      { theme: '新能源车', segment: '动力电池', code: '300750.SZ', weight: 1, evidence: '全球装机量第一\n(2023 年报)', track: 'leader' },
-      { theme: '白酒消费', segment: '高端白酒', code: '600519.SH', weight: 0.95, evidence: '飞天茅台, 出厂价上调', track: 'leader' },
+      {
+        theme: '新能源车',
+        segment: '动力电池',
+        code: '300750.SZ',
+        weight: 1,
+        evidence: '全球装机量第一\n(2023 年报)',
+        track: 'leader',
+      },
+      {
+        theme: '白酒消费',
+        segment: '高端白酒',
+        code: '600519.SH',
+        weight: 0.95,
+        evidence: '飞天茅台, 出厂价上调',
+        track: 'leader',
+      },
       { theme: '半导体', segment: '晶圆代工', code: '688981.SH', weight: 0.8, evidence: '', track: '' },
       { theme: '金融', segment: '银行', code: '000001.SZ', weight: 0, evidence: '', track: '' },
     ])
@@ -198,10 +268,12 @@ describe('import: native files', () => {
     const bars = await readFile(path.join(NATIVE, 'bars.csv'), 'utf8')
     await writeFile(path.join(dir, 'bars.csv'), bars.replace(',1694.00,1685.01,', ',1699.50,1685.01,'))
     const result = await runImport(t, dir)
-    expect(result.files).toEqual([expect.objectContaining({ file: 'bars.csv', rows: 5, inserted: 0, updated: 1, unchanged: 4 })])
-    expect(await rows(t, "select close from daily_bars where code = '600519.SH' and trade_date = '2024-01-03'")).toEqual([
-      { close: 1699.5 },
+    expect(result.files).toEqual([
+      expect.objectContaining({ file: 'bars.csv', rows: 5, inserted: 0, updated: 1, unchanged: 4 }),
     ])
+    expect(
+      await rows(t, "select close from daily_bars where code = '600519.SH' and trade_date = '2024-01-03'"),
+    ).toEqual([{ close: 1699.5 }])
   })
 
   it('inserts new rows next to existing ones and leaves columns absent from the file alone', async () => {
@@ -212,7 +284,12 @@ describe('import: native files', () => {
     )
     const result = await runImport(t, dir)
     expect(result.files[0]).toMatchObject({ rows: 2, inserted: 1, updated: 1, unchanged: 0 })
-    expect(await rows(t, "select trade_date, close, adj_factor, turnover_rate from daily_bars where code = '600519.SH' order by 1")).toEqual([
+    expect(
+      await rows(
+        t,
+        "select trade_date, close, adj_factor, turnover_rate from daily_bars where code = '600519.SH' order by 1",
+      ),
+    ).toEqual([
       { trade_date: '2024-01-02', close: 1685.01, adj_factor: 8.4153, turnover_rate: 0.26 },
       { trade_date: '2024-01-03', close: 1694, adj_factor: 8.4153, turnover_rate: 0.16 },
       { trade_date: '2024-01-04', close: 2, adj_factor: 1, turnover_rate: null },
@@ -244,14 +321,46 @@ describe('import: tushare files', () => {
 
   it('maps stock_basic: ts_code, exchange names, board from the code, YYYYMMDD dates', async () => {
     expect(await rows(t, 'select * from securities order by code')).toEqual([
-      { code: '000001.SZ', name: '平安银行', exchange: 'SZ', board: 'main', industry: '银行', list_date: '1991-04-03', delist_date: null },
-      { code: '300750.SZ', name: '宁德时代', exchange: 'SZ', board: 'chinext', industry: '电气设备', list_date: '2018-06-11', delist_date: null },
-      { code: '600519.SH', name: '贵州茅台', exchange: 'SH', board: 'main', industry: '白酒', list_date: '2001-08-27', delist_date: null },
-      { code: '920799.BJ', name: '艾融软件', exchange: 'BJ', board: 'bse', industry: '软件服务', list_date: '2019-12-27', delist_date: null },
+      {
+        code: '000001.SZ',
+        name: '平安银行',
+        exchange: 'SZ',
+        board: 'main',
+        industry: '银行',
+        list_date: '1991-04-03',
+        delist_date: null,
+      },
+      {
+        code: '300750.SZ',
+        name: '宁德时代',
+        exchange: 'SZ',
+        board: 'chinext',
+        industry: '电气设备',
+        list_date: '2018-06-11',
+        delist_date: null,
+      },
+      {
+        code: '600519.SH',
+        name: '贵州茅台',
+        exchange: 'SH',
+        board: 'main',
+        industry: '白酒',
+        list_date: '2001-08-27',
+        delist_date: null,
+      },
+      {
+        code: '920799.BJ',
+        name: '艾融软件',
+        exchange: 'BJ',
+        board: 'bse',
+        industry: '软件服务',
+        list_date: '2019-12-27',
+        delist_date: null,
+      },
     ])
   })
 
-  it('converts lots to shares and thousand yuan to yuan in daily and index_daily', async () => {
+  it('converts lots to shares and thousand yuan to yuan in daily and index_daily, normalising ts_code', async () => {
     expect(await rows(t, 'select * from daily_bars order by code')).toEqual([
       {
         code: '000001.SZ',
@@ -279,9 +388,23 @@ describe('import: tushare files', () => {
 
   it('converts 万元 to yuan in daily_basic and keeps an empty pe_ttm NULL', async () => {
     expect(await rows(t, 'select * from daily_basics order by code')).toEqual([
-      { code: '000001.SZ', trade_date: '2024-01-02', pe_ttm: 4.57, pb: 0.48, total_mv: 178728506700, circ_mv: 178725589200 },
+      {
+        code: '000001.SZ',
+        trade_date: '2024-01-02',
+        pe_ttm: 4.57,
+        pb: 0.48,
+        total_mv: 178728506700,
+        circ_mv: 178725589200,
+      },
       { code: '300750.SZ', trade_date: '2024-01-02', pe_ttm: null, pb: 4.83, total_mv: 72583200000, circ_mv: null },
-      { code: '600519.SH', trade_date: '2024-01-02', pe_ttm: 28.41, pb: 9.79, total_mv: 211673688900, circ_mv: 211673688900 },
+      {
+        code: '600519.SH',
+        trade_date: '2024-01-02',
+        pe_ttm: 28.41,
+        pb: 9.79,
+        total_mv: 211673688900,
+        circ_mv: 211673688900,
+      },
     ])
   })
 
@@ -401,6 +524,21 @@ describe('import: transactions per file', () => {
   })
 })
 
+describe('import: first load into empty tables', () => {
+  it('reports a repeated key and writes nothing of that file', async () => {
+    const t = await createTestDatabase()
+    try {
+      const err = await failure(runImport(t, broken('duplicate-key')))
+      expect(err.message).toBe('bars.csv:4: repeats the key (code, trade_date) = (600519.SH, 2024-01-02) of line 2')
+      expect(await rows(t, 'select count(*)::int as n from daily_bars')).toEqual([{ n: 0 }])
+      const loaded = await runImport(t, NATIVE)
+      expect(loaded.files.every((f) => f.inserted === f.rows && f.updated === 0)).toBe(true)
+    } finally {
+      await t.drop()
+    }
+  })
+})
+
 describe('import: abort', () => {
   let t: TestDatabase
   beforeAll(async () => {
@@ -472,24 +610,33 @@ describe('csv reader', () => {
     { line: 6, fields: ['4', '5', '6'] },
   ]
 
+  const read = (...chunks: string[]): CsvRecord[] => {
+    const records: CsvRecord[] = []
+    const sink = (fields: string[], line: number): void => {
+      records.push({ line, fields })
+    }
+    const reader = new CsvReader()
+    for (const chunk of chunks) reader.push(chunk, sink)
+    reader.end(sink)
+    return records
+  }
+
   it('gives each record its first physical line, whatever the chunk boundaries', () => {
     for (let split = 0; split <= text.length; split++) {
       for (const step of [1, 2, 3, 7, text.length]) {
-        const reader = new CsvReader()
-        const records = reader.push(text.slice(0, split))
-        for (let i = split; i < text.length; i += step) records.push(...reader.push(text.slice(i, i + step)))
-        records.push(...reader.end())
-        expect(records, `split ${split} step ${step}`).toEqual(expected)
+        const chunks = [text.slice(0, split)]
+        for (let i = split; i < text.length; i += step) chunks.push(text.slice(i, i + step))
+        expect(read(...chunks), `split ${split} step ${step}`).toEqual(expected)
       }
     }
   })
 
   it('strips a byte-order mark and rejects text after a closing quote', () => {
-    expect(new CsvReader().push('\ufeffcode\n600519\n')).toEqual([
+    expect(read('\ufeffcode\n600519\n')).toEqual([
       { line: 1, fields: ['code'] },
       { line: 2, fields: ['600519'] },
     ])
-    expect(() => new CsvReader().push('a\n"x"y,1\n')).toThrow('unexpected text after a closing quote')
+    expect(() => read('a\n"x"y,1\n')).toThrow('unexpected text after a closing quote')
   })
 })
 
@@ -504,7 +651,9 @@ describe('row parser', () => {
   }
 
   it('checks ranges, booleans, integers and index codes', () => {
-    expect(parse('native', 'theme_edges.csv', 'theme,segment,code,weight', 't,s,600519,1.5')).toBe('weight 1.5 is outside 0..1')
+    expect(parse('native', 'theme_edges.csv', 'theme,segment,code,weight', 't,s,600519,1.5')).toBe(
+      'weight 1.5 is outside 0..1',
+    )
     expect(parse('native', 'theme_events.csv', 'trade_date,theme,intensity,title', '2024-01-02,t,100.5,x')).toBe(
       'intensity 100.5 is outside 0..100',
     )
@@ -515,8 +664,12 @@ describe('row parser', () => {
     expect(parse('native', 'bars.csv', bar, '600519,2024-01-02,1,2,1,1,1,1,yes')).toBe(
       'is_st "yes" is not a boolean (true, false, 1 or 0)',
     )
-    expect(parse('native', 'bars.csv', bar, '600519,2024-01-02,1,2,1,1,1,Infinity,TRUE')).toBe('amount "Infinity" is not a number')
-    expect(parse('native', 'bars.csv', bar, '600519,2024-01-02,1,2,1,1,1,1e999,TRUE')).toBe('amount "1e999" is not a finite number')
+    expect(parse('native', 'bars.csv', bar, '600519,2024-01-02,1,2,1,1,1,Infinity,TRUE')).toBe(
+      'amount "Infinity" is not a number',
+    )
+    expect(parse('native', 'bars.csv', bar, '600519,2024-01-02,1,2,1,1,1,1e999,TRUE')).toBe(
+      'amount "1e999" is not a finite number',
+    )
     expect(parse('native', 'bars.csv', bar, '600519,2024-01-02,1,2,1,,1,1,1')).toBe('close is empty')
     expect(parse('native', 'index_bars.csv', bar, '000300,2024-01-02,1,2,1,1,1,1,0')).toBe(
       '"000300" is not an index code: use 6 digits with .SH or .SZ, e.g. 000300.SH',
@@ -549,7 +702,9 @@ describe('row parser', () => {
     expect(parse('tushare', 'bars.csv', header, '600519.SH,2023-02-28,1,2,1,1,1,1')).toBe(
       'trade_date "2023-02-28" is not a date (YYYYMMDD)',
     )
-    expect(parse('tushare', 'bars.csv', header, '600519.SH,20230229,1,2,1,1,1,1')).toBe('trade_date "20230229" is not a real date')
+    expect(parse('tushare', 'bars.csv', header, '600519.SH,20230229,1,2,1,1,1,1')).toBe(
+      'trade_date "20230229" is not a real date',
+    )
     expect(parse('tushare', 'securities.csv', 'ts_code,name,exchange', '600519.SH,x,SZSE')).toBe(
       'exchange "SZSE" does not match code 600519.SH (SH)',
     )
