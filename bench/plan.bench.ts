@@ -21,7 +21,9 @@ const builds: number[] = []
 for (let i = 0; i < 3; i++) builds.push((await timed(() => services.steps.build({ date }, signal)))[1])
 const plans: number[] = []
 for (let i = 0; i < 3; i++) plans.push((await timed(() => services.steps.plan({ date }, signal)))[1])
-console.log(`build ${lastDate}: median ${median(builds).toFixed(0)} ms (runs: ${builds.map((b) => b.toFixed(0)).join(', ')})`)
+console.log(
+  `build ${lastDate}: median ${median(builds).toFixed(0)} ms (runs: ${builds.map((b) => b.toFixed(0)).join(', ')})`,
+)
 console.log(`plan job: median ${median(plans).toFixed(0)} ms (runs: ${plans.map((b) => b.toFixed(0)).join(', ')})`)
 
 const log = createLogger({ logLevel: 'warn' })
@@ -30,7 +32,9 @@ const liveTimes: number[] = []
 for (let i = 0; i < 30; i++) {
   liveTimes.push((await timed(() => live.plans.getPlan({ date, sizes: DEFAULT_SIZES, nocache: true })))[1])
 }
-console.log(`live assembly (snapshot off, cache off): median ${median(liveTimes).toFixed(1)} ms, p99 ${p99(liveTimes).toFixed(1)} ms`)
+console.log(
+  `live assembly (snapshot off, cache off): median ${median(liveTimes).toFixed(1)} ms, p99 ${p99(liveTimes).toFixed(1)} ms`,
+)
 
 const snapTimes: number[] = []
 for (let i = 0; i < 50; i++) {
@@ -51,8 +55,12 @@ const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}/plan`
 console.log(`cached GET /plan body: ${Buffer.byteLength(body)} bytes`)
 const bareResult = await autocannon(bareUrl, 50, seconds)
 const appResult = await autocannon(appUrl, 50, seconds)
-console.log(`bare node:http, same bytes: ${bareResult.rps.toFixed(0)} req/s (p99 ${bareResult.p99} ms, errors ${bareResult.errors})`)
-console.log(`GET /plan cached:          ${appResult.rps.toFixed(0)} req/s (p99 ${appResult.p99} ms, errors ${appResult.errors})`)
+console.log(
+  `bare node:http, same bytes: ${bareResult.rps.toFixed(0)} req/s (p99 ${bareResult.p99} ms, errors ${bareResult.errors})`,
+)
+console.log(
+  `GET /plan cached:          ${appResult.rps.toFixed(0)} req/s (p99 ${appResult.p99} ms, errors ${appResult.errors})`,
+)
 console.log(`ratio: ${(appResult.rps / bareResult.rps).toFixed(2)} of the bare server`)
 
 bare.close()

@@ -3,7 +3,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { createServices, type Services } from '../src/compose.js'
-import { loadConfig, type Config } from '../src/config.js'
+import { type Config, loadConfig } from '../src/config.js'
 import { generateDemoMarket } from '../src/jobs/demo/generate.js'
 import { importDirectory } from '../src/jobs/import/import-job.js'
 import { silentProgress } from '../src/jobs/progress.js'
@@ -26,7 +26,8 @@ export function flag(name: string, fallback: number): number {
 }
 
 export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
-export const p99 = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.99))]!
+export const p99 = (xs: number[]): number =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.99))]!
 
 export async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
   const started = performance.now()
@@ -60,7 +61,11 @@ export async function benchMarket(env: Record<string, string> = {}): Promise<Ben
     const dir = path.join(root, 'csv')
     const summary = await generateDemoMarket(dir, { stocks, days, seed: 42 }, silentProgress)
     const [, ms] = await timed(() =>
-      importDirectory({ db: store.db, pool: store.pool, log, progress: silentProgress }, { dir, format: 'native' }, new AbortController().signal),
+      importDirectory(
+        { db: store.db, pool: store.pool, log, progress: silentProgress },
+        { dir, format: 'native' },
+        new AbortController().signal,
+      ),
     )
     console.log(`imported in ${(ms / 1000).toFixed(1)} s`)
     lastDate = summary.lastDate
@@ -72,8 +77,19 @@ export async function benchMarket(env: Record<string, string> = {}): Promise<Ben
 }
 
 /** autocannon in its own process (so it does not share the server's event loop): requests per second. */
-export async function autocannon(url: string, connections: number, seconds: number): Promise<{ rps: number; p99: number; errors: number }> {
-  const { stdout } = await run('npx', ['autocannon', '-j', '-c', String(connections), '-d', String(seconds), url], { maxBuffer: 1 << 24 })
-  const result = JSON.parse(stdout) as { requests: { average: number }; latency: { p99: number }; errors: number; non2xx: number }
+export async function autocannon(
+  url: string,
+  connections: number,
+  seconds: number,
+): Promise<{ rps: number; p99: number; errors: number }> {
+  const { stdout } = await run('npx', ['autocannon', '-j', '-c', String(connections), '-d', String(seconds), url], {
+    maxBuffer: 1 << 24,
+  })
+  const result = JSON.parse(stdout) as {
+    requests: { average: number }
+    latency: { p99: number }
+    errors: number
+    non2xx: number
+  }
   return { rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.non2xx }
 }

@@ -9,8 +9,8 @@ import { runPushPool } from './jobs/push-pool.job.js'
 import type { Logger } from './logger.js'
 import { createLatestDate, type LatestDate } from './services/latest-date.js'
 import { createLogicStateService, type LogicStateService } from './services/logic-state.service.js'
-import { createPlanAssembler, type PlanAssembler } from './services/plan-assembler.js'
 import { createPlanService, type PlanObserver, type PlanService } from './services/plan.service.js'
+import { createPlanAssembler, type PlanAssembler } from './services/plan-assembler.js'
 import { createSnapshotMeta, type SnapshotMetaReader } from './services/snapshot-meta.js'
 import { createVerdictService, type VerdictService } from './services/verdict.service.js'
 import type { Db } from './storage/db.js'
@@ -42,7 +42,11 @@ export interface Services {
   readonly verdicts: VerdictService
   readonly logicStates: LogicStateService
   readonly steps: Readonly<{ build: ChainStep; plan: ChainStep; 'push-pool': ChainStep }>
-  readonly chain: (args: { date?: string }, signal: AbortSignal, options?: Parameters<typeof runChain>[3]) => ReturnType<typeof runChain>
+  readonly chain: (
+    args: { date?: string },
+    signal: AbortSignal,
+    options?: Parameters<typeof runChain>[3],
+  ) => ReturnType<typeof runChain>
   close(): Promise<void>
 }
 
@@ -56,7 +60,12 @@ export interface ServiceOptions {
 }
 
 /** The composition root shared by the server, the CLI and the tests: everything is wired here and only here. */
-export function createServices(config: Config, log: Logger, store: StoreHandle, options: ServiceOptions = {}): Services {
+export function createServices(
+  config: Config,
+  log: Logger,
+  store: StoreHandle,
+  options: ServiceOptions = {},
+): Services {
   const now = options.now ?? (() => new Date())
   const progress = options.progress ?? silentProgress
   const tiers = createTierRepository(store.db)
@@ -65,7 +74,11 @@ export function createServices(config: Config, log: Logger, store: StoreHandle, 
   const files = createPlanFiles(config.planDataDir)
   const assembler = createPlanAssembler({ inputs, planVersion: config.planVersion, now })
   const snapshots = createSnapshotMeta({ files, log })
-  const latestDate = createLatestDate({ url: options.listen ? store.url : undefined, query: () => tiers.latestDate(), log })
+  const latestDate = createLatestDate({
+    url: options.listen ? store.url : undefined,
+    query: () => tiers.latestDate(),
+    log,
+  })
   const plans = createPlanService({
     assembler,
     files,
@@ -81,7 +94,11 @@ export function createServices(config: Config, log: Logger, store: StoreHandle, 
   const version = codeVersion()
   const steps = {
     build: (args: { date?: string }, signal: AbortSignal) =>
-      runBuild({ db: store.db, market, log, progress, codeVersion: version, now, onBuilt: () => latestDate.invalidate() }, args, signal),
+      runBuild(
+        { db: store.db, market, log, progress, codeVersion: version, now, onBuilt: () => latestDate.invalidate() },
+        args,
+        signal,
+      ),
     plan: (args: { date?: string }, signal: AbortSignal) =>
       runPlan(
         {

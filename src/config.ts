@@ -82,7 +82,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s !== '')
-  for (const address of adminAddresses) url({ XXLJOB_ADMIN_ADDRESSES: address }, 'XXLJOB_ADMIN_ADDRESSES', ['http:', 'https:'])
+  for (const address of adminAddresses)
+    url({ XXLJOB_ADMIN_ADDRESSES: address }, 'XXLJOB_ADMIN_ADDRESSES', ['http:', 'https:'])
   return Object.freeze({
     port: integer(env, 'PORT', 8300, 0, 65535),
     host: text(env, 'HOST') ?? '0.0.0.0',

@@ -2,9 +2,9 @@ import type { FastifyInstance } from 'fastify'
 import { createServices, type Services } from './compose.js'
 import type { Config } from './config.js'
 import { buildApp } from './http/app.js'
+import type { Logger } from './logger.js'
 import { createScheduler } from './scheduler-wiring.js'
 import { createMetrics } from './services/metrics.js'
-import type { Logger } from './logger.js'
 import { openStore, type Store } from './storage/store.js'
 
 export interface RunningServer {

@@ -16,9 +16,13 @@ export function registerDbCommands(program: Command): void {
     .description('show the database in use and each migration')
     .action(() =>
       withContext(async ({ store }) => {
-        console.log(`database: ${store.url.replace(/:[^:@/]+@/, ':***@')} (${store.embedded ? 'embedded' : 'external'})`)
+        console.log(
+          `database: ${store.url.replace(/:[^:@/]+@/, ':***@')} (${store.embedded ? 'embedded' : 'external'})`,
+        )
         for (const m of await migrationStatus(store.db)) {
-          console.log(`${m.executedAt ? 'applied' : 'pending'}  ${m.name}${m.executedAt ? `  ${m.executedAt.toISOString()}` : ''}`)
+          console.log(
+            `${m.executedAt ? 'applied' : 'pending'}  ${m.name}${m.executedAt ? `  ${m.executedAt.toISOString()}` : ''}`,
+          )
         }
       }),
     )

@@ -52,7 +52,9 @@ export function registerDemoCommand(program: Command): void {
         return
       }
       const server = await startServer(config, log, store)
-      console.error(`serving the demo plan at ${server.url}/plan (viewer at ${server.url}/, API docs at ${server.url}/docs)`)
+      console.error(
+        `serving the demo plan at ${server.url}/plan (viewer at ${server.url}/, API docs at ${server.url}/docs)`,
+      )
       closeOnSignals(server, log)
     })
 }

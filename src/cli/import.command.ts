@@ -1,8 +1,8 @@
 import type { Command } from 'commander'
 import { Option } from 'commander'
 import { importDirectory } from '../jobs/import/import-job.js'
-import { terminalProgress } from './progress.js'
 import { withContext } from './context.js'
+import { terminalProgress } from './progress.js'
 
 export function registerImportCommand(program: Command): void {
   program

@@ -4,6 +4,7 @@ import { registerDbCommands } from './db.command.js'
 import { registerDemoCommand } from './demo.command.js'
 import { registerImportCommand } from './import.command.js'
 import { registerJobCommands } from './jobs.command.js'
+import { registerReconcileCommand } from './reconcile.command.js'
 import { registerServeCommand } from './serve.command.js'
 
 const program = new Command('stockplan').description('Daily stock plan service').version('0.1.0')
@@ -11,6 +12,7 @@ registerServeCommand(program)
 registerDemoCommand(program)
 registerImportCommand(program)
 registerJobCommands(program)
+registerReconcileCommand(program)
 registerDbCommands(program)
 
 try {

@@ -49,7 +49,9 @@ function lineProgress(stream: NodeJS.WriteStream): Progress {
   let lastTenth = 0
   const line = (): void => {
     const seconds = Math.max(0.001, (Date.now() - startedAt) / 1000)
-    stream.write(`${label}: ${value}/${total} (${Math.floor((value / total) * 100)}%), ${Math.round(value / seconds)}/s\n`)
+    stream.write(
+      `${label}: ${value}/${total} (${Math.floor((value / total) * 100)}%), ${Math.round(value / seconds)}/s\n`,
+    )
   }
   return {
     start(l, t) {

@@ -83,7 +83,8 @@ export function parseCode(input: string): ParsedCode | RejectedCode {
     return reject(`"${input}" names an unknown exchange "${stated}"; use SH, SZ or BJ`)
   }
   const classified = classify(symbol)
-  if (!classified) return reject(`"${input}" is not a stock code: no A-share board uses the prefix ${symbol.slice(0, 3)}`)
+  if (!classified)
+    return reject(`"${input}" is not a stock code: no A-share board uses the prefix ${symbol.slice(0, 3)}`)
   const [exchange, board] = classified
   if (stated !== undefined && stated !== exchange) {
     return reject(`"${input}" says ${stated} but ${symbol} trades on ${exchange}`)

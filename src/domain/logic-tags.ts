@@ -2,10 +2,19 @@ import { type LogicMemory, stepLogicState } from './logic-state.js'
 import type { LogicTag, TierRow } from './plan-types.js'
 
 /** Today's logic memory for each tier row, stepped from the previous plan day's stored memory. */
-export function stepAll(date: string, rows: readonly TierRow[], previous: ReadonlyMap<string, LogicMemory>): Map<string, LogicMemory> {
+export function stepAll(
+  date: string,
+  rows: readonly TierRow[],
+  previous: ReadonlyMap<string, LogicMemory>,
+): Map<string, LogicMemory> {
   const out = new Map<string, LogicMemory>()
   for (const row of rows) {
-    const next = stepLogicState(previous.get(row.code), { date, score: row.score, tier: row.tier, invalidated: row.invalidated })
+    const next = stepLogicState(previous.get(row.code), {
+      date,
+      score: row.score,
+      tier: row.tier,
+      invalidated: row.invalidated,
+    })
     if (next) out.set(row.code, next)
   }
   return out

@@ -61,12 +61,15 @@ export function renderPlanMarkdown(plan: PlanBody, regime: Regime, market: Marke
     ...(plan.segments_pointed.length === 0
       ? ['_none_']
       : plan.segments_pointed.map(
-          (s) => `- ${cell(s.theme)} / ${cell(s.segment)}: ${s.count} (${s.codes.map(cell).join(', ')}), heat ${s.heat ?? '—'}`,
+          (s) =>
+            `- ${cell(s.theme)} / ${cell(s.segment)}: ${s.count} (${s.codes.map(cell).join(', ')}), heat ${s.heat ?? '—'}`,
         )),
     '',
     '## Watch',
     '',
-    ...(plan.watch.length === 0 ? ['_none_'] : plan.watch.map((w) => `- ${cell(w.code)} ${cell(w.name)}: ${cell(w.text)}`)),
+    ...(plan.watch.length === 0
+      ? ['_none_']
+      : plan.watch.map((w) => `- ${cell(w.code)} ${cell(w.name)}: ${cell(w.text)}`)),
     '',
   ]
   return lines.join('\n')

@@ -125,7 +125,12 @@ export interface CodeVerdict {
 }
 
 /** The decision for one code given its tier row (or none), from the same selection the plan uses. */
-export function decideCode(code: string, row: TierRow | undefined, held: ReadonlySet<string>, selection: Selection): CodeVerdict {
+export function decideCode(
+  code: string,
+  row: TierRow | undefined,
+  held: ReadonlySet<string>,
+  selection: Selection,
+): CodeVerdict {
   if (!row) return { decision: 'absent', reason: 'not_in_tier_table', card_rank: null }
   const mainAt = selection.main.findIndex((r) => r.code === code)
   if (mainAt >= 0) return { decision: 'main', reason: null, card_rank: mainAt + 1 }
@@ -157,7 +162,11 @@ function segmentsPointed(rows: readonly FullRow[]): SegmentPointed[] {
     bySegment.set(key, { ...seg, count: seg.count + 1 })
   }
   return [...bySegment.values()].sort(
-    (a, b) => b.count - a.count || (b.heat ?? 0) - (a.heat ?? 0) || a.theme.localeCompare(b.theme) || a.segment.localeCompare(b.segment),
+    (a, b) =>
+      b.count - a.count ||
+      (b.heat ?? 0) - (a.heat ?? 0) ||
+      a.theme.localeCompare(b.theme) ||
+      a.segment.localeCompare(b.segment),
   )
 }
 
@@ -169,7 +178,9 @@ function watchList(full: FullPlan, selection: Selection, sizes: PlanSizes): Watc
     .filter((code) => !inMain.has(code))
     .map((code) => {
       const row = byCode.get(code)
-      const reason = inObserve.has(code) ? 'observe' : (selection.left.get(code) ?? full.prev_reasons[code] ?? 'not_in_tier_table')
+      const reason = inObserve.has(code)
+        ? 'observe'
+        : (selection.left.get(code) ?? full.prev_reasons[code] ?? 'not_in_tier_table')
       const name = row?.name ?? full.names[code] ?? ''
       const text = `left main since ${full.prev_date ?? 'the previous plan'}: ${watchReasonText(reason, row, sizes)}`
       return { code, name, reason, text }
@@ -203,7 +214,14 @@ export function cutPlan(full: FullPlan, sizes: PlanSizes): PlanBody {
   const left = { theme_cap: 0, beyond_top: 0, beyond_obs_top: 0 }
   for (const reason of selection.left.values()) left[reason]++
   const total = full.tier_counts.main + full.tier_counts.observe + full.tier_counts.reject
-  const candidates: Candidate[] = full.rows.map(({ code, name, rank, score, tier, theme }) => ({ code, name, rank, score, tier, theme }))
+  const candidates: Candidate[] = full.rows.map(({ code, name, rank, score, tier, theme }) => ({
+    code,
+    name,
+    rank,
+    score,
+    tier,
+    theme,
+  }))
   return {
     date: full.date,
     main,

@@ -133,10 +133,7 @@ interface GraphScore {
 }
 
 function graphScores(input: BuildInput, feats: ReadonlyMap<string, Features>): Map<string, GraphScore> {
-  const emas = eventEma(
-    input.events,
-    input.calendar.slice(-BUILD_RULES.heatLookbackDays),
-  )
+  const emas = eventEma(input.events, input.calendar.slice(-BUILD_RULES.heatLookbackDays))
   const themeMembers = groupCodes(input.edges, (e) => e.theme)
   const segmentMembers = groupCodes(input.edges, (e) => `${e.theme}\u0000${e.segment}`)
   const heat = new Map<string, number>()
@@ -150,7 +147,11 @@ function graphScores(input: BuildInput, feats: ReadonlyMap<string, Features>): M
     const transmission = edge.weight * (BUILD_RULES.segmentBase + (1 - BUILD_RULES.segmentBase) * segment)
     const candidate = { edge, heat: h, transmission, strength: (h / 100) * transmission }
     const current = best.get(edge.code)
-    if (!current || candidate.strength > current.strength || (candidate.strength === current.strength && edge.theme < current.edge.theme)) {
+    if (
+      !current ||
+      candidate.strength > current.strength ||
+      (candidate.strength === current.strength && edge.theme < current.edge.theme)
+    ) {
       best.set(edge.code, candidate)
     }
   }
@@ -174,8 +175,10 @@ export function scoreStocks(input: BuildInput): ScoredStock[] {
   const scored = [...feats].map(([code, f]) => {
     const facts = input.facts.get(code)
     const g = graph.get(code)
-    const momentumTrend = BUILD_RULES.momentumShare * (momentum.get(code) ?? 0) + (1 - BUILD_RULES.momentumShare) * f.trend
-    const quality = facts?.quality === null || facts?.quality === undefined ? BUILD_RULES.missingQuality : facts.quality / 100
+    const momentumTrend =
+      BUILD_RULES.momentumShare * (momentum.get(code) ?? 0) + (1 - BUILD_RULES.momentumShare) * f.trend
+    const quality =
+      facts?.quality === null || facts?.quality === undefined ? BUILD_RULES.missingQuality : facts.quality / 100
     const raw =
       w.heatTransmission * (g?.strength ?? 0) +
       w.momentumTrend * momentumTrend +

@@ -34,7 +34,8 @@ export interface StockFactsResult {
 export function stockFacts(input: FactsInput): StockFactsResult {
   const latest = input.financials[0] ?? null
   // PE(TTM) = price / TTM EPS, so TTM EPS follows from the day's price and multiple.
-  const epsTtm = input.price !== null && input.peToday !== null && input.peToday > 0 ? input.price / input.peToday : null
+  const epsTtm =
+    input.price !== null && input.peToday !== null && input.peToday > 0 ? input.price / input.peToday : null
   const valuation = valuationFromStats({
     price: input.price,
     pe: input.pe,

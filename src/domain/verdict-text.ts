@@ -5,7 +5,10 @@ export interface VerdictTextInput {
   readonly decision: 'main' | 'observe' | 'reject' | 'absent'
   readonly reason: ReasonCode | null
   readonly card_rank: number | null
-  readonly row: Pick<FullRow, 'rank' | 'score' | 'tier' | 'theme' | 'upside'> & Partial<Pick<TierRow, 'amount_ma20' | 'listed_days'>> & { logic_state?: string | null } | undefined
+  readonly row:
+    | (Pick<FullRow, 'rank' | 'score' | 'tier' | 'theme' | 'upside'> &
+        Partial<Pick<TierRow, 'amount_ma20' | 'listed_days'>> & { logic_state?: string | null })
+    | undefined
   readonly logicDays?: number | null
   readonly date?: string
   readonly sizes?: { top: number; obs_top: number; theme_cap: number }

@@ -8,10 +8,13 @@ import { installAccessLog } from './plugins/access-log.js'
 import { installErrorHandler } from './plugins/error-handler.js'
 import datesRoutes from './routes/dates.routes.js'
 import healthRoutes from './routes/health.routes.js'
+import logicStateRoutes from './routes/logic-state.routes.js'
 import metricsRoutes from './routes/metrics.routes.js'
 import planRoutes from './routes/plan.routes.js'
+import verdictRoutes from './routes/verdict.routes.js'
+import viewerRoutes from './routes/viewer.routes.js'
 
-export type AppDeps = Pick<Services, 'config' | 'log' | 'tiers' | 'plans'> & {
+export type AppDeps = Pick<Services, 'config' | 'log' | 'tiers' | 'plans' | 'verdicts' | 'logicStates'> & {
   /** Request metrics and `GET /metrics`; a fresh registry when not given. */
   readonly metrics?: Metrics
   /** Registered last, e.g. the scheduler router when its key is configured. */
@@ -28,7 +31,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     routerOptions: { maxParamLength: 200 },
     bodyLimit: 1024 * 1024,
     requestTimeout: 120_000,
-    ajv: { customOptions: { coerceTypes: true, useDefaults: true, removeAdditional: true, allErrors: false } },
+    ajv: {
+      customOptions: {
+        coerceTypes: true,
+        useDefaults: true,
+        removeAdditional: true,
+        allErrors: false,
+        // with strictNumbers on, ajv coerces a query number that overflows (`limit=1e400`, 309+ digits) to Infinity
+        // and then skips minimum/maximum for the non-finite value (a 500 further on); off, the bounds give a 422
+        strictNumbers: false,
+      },
+    },
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   installErrorHandler(app)
@@ -40,7 +53,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(metricsRoutes, { metrics })
   await app.register(swagger, {
     openapi: {
-      info: { title: 'Daily Stock Plan Service', version: APP_VERSION, description: 'Daily A-share stock-selection plan' },
+      info: {
+        title: 'Daily Stock Plan Service',
+        version: APP_VERSION,
+        description: 'Daily A-share stock-selection plan',
+      },
     },
   })
   await app.register(swaggerUi, { routePrefix: '/docs' })
@@ -53,6 +70,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   })
   await app.register(datesRoutes, { listDates: (limit) => deps.tiers.listDates(limit) })
   await app.register(planRoutes, { plans: deps.plans })
+  await app.register(verdictRoutes, { verdicts: deps.verdicts })
+  await app.register(logicStateRoutes, { logicStates: deps.logicStates })
+  await app.register(viewerRoutes, { version: APP_VERSION })
   for (const plugin of deps.extraPlugins ?? []) await plugin(app)
   return app
 }

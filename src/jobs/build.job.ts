@@ -31,7 +31,12 @@ export class BuildInputError extends Error {
 }
 
 /** Why the inputs for `date` were incomplete, or '' when they were not. */
-function staleText(date: string, calendar: readonly string[], missingBars: number, lastEvent: string | undefined): string {
+function staleText(
+  date: string,
+  calendar: readonly string[],
+  missingBars: number,
+  lastEvent: string | undefined,
+): string {
   const notes: string[] = []
   if (missingBars > 0) notes.push(`${missingBars} listed stocks have no bar on ${date}`)
   const cutoff = calendar[Math.max(0, calendar.length - 1 - BUILD_RULES.staleEventDays)]!
@@ -44,12 +49,15 @@ function staleText(date: string, calendar: readonly string[], missingBars: numbe
 export async function runBuild(deps: BuildDeps, args: DateArgs, signal: AbortSignal): Promise<BuildResult> {
   const startedAt = deps.now()
   const date = args.date ?? (await deps.market.latestBarDate())
-  if (!date) throw new BuildInputError('no daily bars imported: run `stockplan import --dir DIR` or `stockplan demo` first')
+  if (!date)
+    throw new BuildInputError('no daily bars imported: run `stockplan import --dir DIR` or `stockplan demo` first')
   const { market, progress } = deps
   progress.start(`build ${date}`, 4)
   const calendar = await market.calendar(date)
   if (calendar[calendar.length - 1] !== date) {
-    throw new BuildInputError(`no daily bars on ${date}: import that day's data first (latest is ${calendar.at(-1) ?? 'none'})`)
+    throw new BuildInputError(
+      `no daily bars on ${date}: import that day's data first (latest is ${calendar.at(-1) ?? 'none'})`,
+    )
   }
   const from = calendar[Math.max(0, calendar.length - 1 - BUILD_RULES.maLong)]!
   const eventsFrom = calendar[Math.max(0, calendar.length - BUILD_RULES.heatLookbackDays)]!
@@ -97,7 +105,15 @@ export async function runBuild(deps: BuildDeps, args: DateArgs, signal: AbortSig
   const buildId = `${date}-${randomUUID().slice(0, 8)}`
   await replaceTierScores(
     deps.db,
-    { build_id: buildId, trade_date: date, started_at: startedAt, finished_at: deps.now(), code_version: deps.codeVersion, stale, counts },
+    {
+      build_id: buildId,
+      trade_date: date,
+      started_at: startedAt,
+      finished_at: deps.now(),
+      code_version: deps.codeVersion,
+      stale,
+      counts,
+    },
     scored,
   )
   deps.onBuilt?.(date)

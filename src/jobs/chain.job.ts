@@ -30,9 +30,18 @@ export interface ChainOptions {
 const ORDER: readonly StepName[] = ['build', 'plan', 'push-pool']
 
 /** build, then plan, then push-pool for one date under the date's advisory lock; stops at the first failure. */
-export async function runChain(deps: ChainDeps, args: DateArgs, signal: AbortSignal, options: ChainOptions = {}): Promise<JobResult> {
+export async function runChain(
+  deps: ChainDeps,
+  args: DateArgs,
+  signal: AbortSignal,
+  options: ChainOptions = {},
+): Promise<JobResult> {
   const date = args.date ?? (await deps.latestBarDate())
-  if (!date) throw new ChainStepError('build', new Error('no daily bars imported: run `stockplan import` or `stockplan demo` first'))
+  if (!date)
+    throw new ChainStepError(
+      'build',
+      new Error('no daily bars imported: run `stockplan import` or `stockplan demo` first'),
+    )
   return withChainLock(deps.pool, date, options.refuseIfBusy ? 'try' : 'wait', signal, async () => {
     const summaries: string[] = []
     for (const step of ORDER) {

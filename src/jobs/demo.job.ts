@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { Services } from '../compose.js'
-import type { Store } from '../storage/store.js'
 import { writeFileAtomic } from '../storage/atomic-file.js'
+import type { Store } from '../storage/store.js'
 import { type DemoOptions, generateDemoMarket } from './demo/generate.js'
 import { importDirectory } from './import/import-job.js'
 import type { Progress } from './progress.js'
@@ -34,8 +34,12 @@ async function readMarker(dir: string): Promise<Marker | undefined> {
 /** Reuse when the same demo was imported and planned before: `npm run demo` then starts in seconds. */
 async function isReusable(services: Services, dir: string, args: DemoArgs): Promise<Marker | undefined> {
   const marker = await readMarker(dir)
-  if (!marker || marker.stocks !== args.stocks || marker.days !== args.days || marker.seed !== args.seed) return undefined
-  const [latest, snapshot] = await Promise.all([services.tiers.latestDate(), services.files.snapshotStamp(marker.lastDate)])
+  if (!marker || marker.stocks !== args.stocks || marker.days !== args.days || marker.seed !== args.seed)
+    return undefined
+  const [latest, snapshot] = await Promise.all([
+    services.tiers.latestDate(),
+    services.files.snapshotStamp(marker.lastDate),
+  ])
   return latest === marker.lastDate && snapshot !== undefined ? marker : undefined
 }
 
@@ -50,10 +54,19 @@ export async function runDemo(
   const dir = path.join(services.config.demoDataDir, 'market')
   if (!args.regenerate) {
     const reused = await isReusable(services, dir, args)
-    if (reused) return { summary: `demo ${reused.lastDate}: reusing the imported demo market in ${dir}`, lastDate: reused.lastDate, reused: true }
+    if (reused)
+      return {
+        summary: `demo ${reused.lastDate}: reusing the imported demo market in ${dir}`,
+        lastDate: reused.lastDate,
+        reused: true,
+      }
   }
   const generated = await generateDemoMarket(dir, args, progress)
-  await importDirectory({ db: store.db, pool: store.pool, log: services.log, progress }, { dir, format: 'native' }, signal)
+  await importDirectory(
+    { db: store.db, pool: store.pool, log: services.log, progress },
+    { dir, format: 'native' },
+    signal,
+  )
   const calendar = await services.market.calendar(generated.lastDate)
   const dates = calendar.slice(-Math.max(1, args.history))
   for (const date of dates) {

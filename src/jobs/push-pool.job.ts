@@ -68,10 +68,14 @@ export function buildPool(full: FullPlan, poolTop: number, poolMax: number): Poo
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(resolve, ms)
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer)
-      reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'))
-    }, { once: true })
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer)
+        reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'))
+      },
+      { once: true },
+    )
   })
 }
 
@@ -100,7 +104,9 @@ async function push(deps: PushPoolDeps, url: string, payload: PoolPayload, signa
     deps.log.warn({ attempt, error: lastError }, 'pool push failed, retrying')
     if (attempt < attempts) await sleep(delays[Math.min(attempt - 1, delays.length - 1)]!, signal)
   }
-  throw new PushPoolError(`push to ${new URL(url).origin} failed: ${lastError}; the pool file is written, rerun push-pool once the PMS answers`)
+  throw new PushPoolError(
+    `push to ${new URL(url).origin} failed: ${lastError}; the pool file is written, rerun push-pool once the PMS answers`,
+  )
 }
 
 /** Writes `pool/<T>.json` and, when POOL_PUSH_URL is set, POSTs it with retries and an idempotency key. */
@@ -111,9 +117,20 @@ export async function runPushPool(deps: PushPoolDeps, args: DateArgs, signal: Ab
   const file = await deps.files.writePool(date, `${JSON.stringify(payload, null, 2)}\n`)
   throwIfAborted(signal)
   if (!deps.pushUrl) {
-    return { summary: `push-pool ${date}: ${payload.codes.length} codes written to ${file} (no POOL_PUSH_URL)`, date, file, pushed: false }
+    return {
+      summary: `push-pool ${date}: ${payload.codes.length} codes written to ${file} (no POOL_PUSH_URL)`,
+      date,
+      file,
+      pushed: false,
+    }
   }
   const attempts = await push(deps, deps.pushUrl, payload, signal)
   deps.log.info({ date, codes: payload.codes.length, attempts }, 'pool pushed')
-  return { summary: `push-pool ${date}: ${payload.codes.length} codes pushed (attempt ${attempts})`, date, file, pushed: true, attempts }
+  return {
+    summary: `push-pool ${date}: ${payload.codes.length} codes pushed (attempt ${attempts})`,
+    date,
+    file,
+    pushed: true,
+    attempts,
+  }
 }

@@ -17,7 +17,11 @@ export interface LatestDate {
  * down every call queries; if that fails too, the last known value stands (nobody can write to a store that is
  * down), and only with no value at all does the lookup fail.
  */
-export function createLatestDate(deps: { url?: string; query: () => Promise<string | undefined>; log: Logger }): LatestDate {
+export function createLatestDate(deps: {
+  url?: string
+  query: () => Promise<string | undefined>
+  log: Logger
+}): LatestDate {
   let known = false
   let value: string | undefined
   let hadValue = false

@@ -33,15 +33,30 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     registers: [registry],
   })
-  const cache = new Counter({ name: 'plan_cache_total', help: 'Plan cache lookups by result', labelNames: ['result'], registers: [registry] })
-  const source = new Counter({ name: 'plan_source_total', help: 'Plans computed by source', labelNames: ['source'], registers: [registry] })
+  const cache = new Counter({
+    name: 'plan_cache_total',
+    help: 'Plan cache lookups by result',
+    labelNames: ['result'],
+    registers: [registry],
+  })
+  const source = new Counter({
+    name: 'plan_source_total',
+    help: 'Plans computed by source',
+    labelNames: ['source'],
+    registers: [registry],
+  })
   const assembly = new Histogram({
     name: 'plan_live_assembly_seconds',
     help: 'Duration of live plan assembly',
     buckets: [0.01, 0.025, 0.05, 0.1, 0.2, 0.3, 0.5, 1, 2, 5, 10, 30],
     registers: [registry],
   })
-  const chains = new Counter({ name: 'chain_runs_total', help: 'Scheduler chain runs by result', labelNames: ['result'], registers: [registry] })
+  const chains = new Counter({
+    name: 'chain_runs_total',
+    help: 'Scheduler chain runs by result',
+    labelNames: ['result'],
+    registers: [registry],
+  })
   let schedulerStatus: (() => Promise<SchedulerStatus>) | undefined
   new Gauge({
     name: 'callback_outbox_depth',

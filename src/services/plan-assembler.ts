@@ -31,17 +31,32 @@ export function createPlanAssembler(deps: AssemblerDeps) {
     if (stored) return stored
     // the plan job never ran for that day: assemble its main list the same way
     const [rows, held] = await Promise.all([inputs.tierRows(prevDate), inputs.heldCodes()])
-    const full = buildFullPlan({ date: prevDate, planVersion: deps.planVersion, generatedAt: '', rows, held, logic: new Map(), prevDate: null, prevMain: [] })
+    const full = buildFullPlan({
+      date: prevDate,
+      planVersion: deps.planVersion,
+      generatedAt: '',
+      rows,
+      held,
+      logic: new Map(),
+      prevDate: null,
+      prevMain: [],
+    })
     return cutPlan(full, DEFAULT_SIZES).main.map((r) => r.code)
   }
 
   async function loadDay(date: string, scope: 'screened' | 'all'): Promise<DayInputs | undefined> {
-    const [rows, held, prevDate] = await Promise.all([inputs.tierRows(date), inputs.heldCodes(), inputs.previousTierDate(date)])
+    const [rows, held, prevDate] = await Promise.all([
+      inputs.tierRows(date),
+      inputs.heldCodes(),
+      inputs.previousTierDate(date),
+    ])
     if (rows.length === 0) return undefined
     const logicRows = scope === 'all' ? rows : rows.filter((r) => r.tier !== 'reject' && !screenReason(r, held))
     const [prevMain, previous] = await Promise.all([
       previousMain(prevDate),
-      prevDate ? inputs.dailyRows(prevDate, scope === 'all' ? undefined : logicRows.map((r) => r.code)) : Promise.resolve([]),
+      prevDate
+        ? inputs.dailyRows(prevDate, scope === 'all' ? undefined : logicRows.map((r) => r.code))
+        : Promise.resolve([]),
     ])
     const memories = stepAll(date, logicRows, new Map(previous.map((r) => [r.code, toLogicMemory(r)])))
     return { date, rows, held, prevDate: prevDate ?? null, prevMain, memories }

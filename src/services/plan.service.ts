@@ -1,7 +1,7 @@
-import { AppError, errorText } from '../errors.js'
 import { renderPlanMarkdown } from '../domain/markdown.js'
 import { cutPlan, DEFAULT_SIZES } from '../domain/plan-assembly.js'
 import type { FullPlan, PlanBody, PlanSizes } from '../domain/plan-types.js'
+import { AppError, errorText } from '../errors.js'
 import type { Logger } from '../logger.js'
 import type { PlanFiles } from '../storage/plan-files.js'
 import { SingleFlight } from './cache/single-flight.js'
@@ -75,7 +75,11 @@ export function createPlanService(deps: PlanServiceDeps) {
       throw new AppError(503, `plan store unavailable and no usable snapshot for ${date}: ${errorText(err)}`)
     }
     deps.observe?.liveAssembly((performance.now() - started) / 1000)
-    if (!full) throw new AppError(404, `no plan for ${date}: the tier table has no rows for that date (run the day's build first)`)
+    if (!full)
+      throw new AppError(
+        404,
+        `no plan for ${date}: the tier table has no rows for that date (run the day's build first)`,
+      )
     return full
   }
 
@@ -92,7 +96,8 @@ export function createPlanService(deps: PlanServiceDeps) {
   }
 
   async function compute(date: string, sizes: PlanSizes): Promise<CachedPlan> {
-    if (date === '') throw new AppError(404, 'no plan: the tier table is empty or unreadable (run the day\'s build first)')
+    if (date === '')
+      throw new AppError(404, "no plan: the tier table is empty or unreadable (run the day's build first)")
     const { full, source } = await loadFull(date)
     deps.observe?.source(source)
     const body = cutPlan(full, sizes)
@@ -115,7 +120,14 @@ export function createPlanService(deps: PlanServiceDeps) {
         })
       }
       const meta = await deps.snapshots.get(entry.body.date)
-      return { body: entry.body, source: entry.source, cache: hit ? 'hit' : 'miss', meta, json: entry.jsonHead + meta.jsonTail, dateKey: date }
+      return {
+        body: entry.body,
+        source: entry.source,
+        cache: hit ? 'hit' : 'miss',
+        meta,
+        json: entry.jsonHead + meta.jsonTail,
+        dateKey: date,
+      }
     },
 
     /** The `_full` a verdict is decided from: the same source the plan itself would be cut from. */
@@ -133,7 +145,8 @@ export function createPlanService(deps: PlanServiceDeps) {
       return file
     },
 
-    renderMarkdown: (result: PlanResult): string => renderPlanMarkdown(result.body, result.meta.regime, result.meta.market),
+    renderMarkdown: (result: PlanResult): string =>
+      renderPlanMarkdown(result.body, result.meta.regime, result.meta.market),
     clearCache: (): void => cache.clear(),
     cacheKeys: (): string[] => cache.keys(),
   }

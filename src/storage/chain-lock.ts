@@ -29,7 +29,8 @@ export async function withChainLock<T>(
         locked = true
         break
       }
-      if (mode === 'try') throw new ChainBusyError(`another chain run holds the lock for ${date}; try again when it ends`)
+      if (mode === 'try')
+        throw new ChainBusyError(`another chain run holds the lock for ${date}; try again when it ends`)
       await new Promise((resolve) => setTimeout(resolve, POLL_MS))
     }
     return await fn()

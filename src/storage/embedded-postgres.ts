@@ -40,7 +40,9 @@ async function loadBinaries(): Promise<Binaries> {
   try {
     return (await import(name)) as Binaries
   } catch (err) {
-    throw new Error(`embedded PostgreSQL binaries ${name} are not installed (${String(err)}); run npm ci, or set DATABASE_URL`)
+    throw new Error(
+      `embedded PostgreSQL binaries ${name} are not installed (${String(err)}); run npm ci, or set DATABASE_URL`,
+    )
   }
 }
 
@@ -54,12 +56,17 @@ async function ensureRunAs(): Promise<RunAs> {
   try {
     return await lookup()
   } catch {
-    await execFileAsync('useradd', ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', EMBEDDED_PG_USER]).catch(
-      (err: unknown) => {
-        // another process may have created it at the same moment
-        if (!String(err).includes('already exists')) throw err
-      },
-    )
+    await execFileAsync('useradd', [
+      '--system',
+      '--user-group',
+      '--no-create-home',
+      '--shell',
+      '/usr/sbin/nologin',
+      EMBEDDED_PG_USER,
+    ]).catch((err: unknown) => {
+      // another process may have created it at the same moment
+      if (!String(err).includes('already exists')) throw err
+    })
     return lookup()
   }
 }
@@ -82,7 +89,8 @@ function run(file: string, args: string[], runAs: RunAs, detached = false): Prom
     child.on('error', reject)
     child.on('close', (code) => {
       if (code === 0) resolve(output)
-      else reject(new Error(`${path.basename(file)} ${args[0] ?? ''} exited with ${code}: ${output.trim().slice(-2000)}`))
+      else
+        reject(new Error(`${path.basename(file)} ${args[0] ?? ''} exited with ${code}: ${output.trim().slice(-2000)}`))
     })
   })
 }
@@ -104,7 +112,18 @@ async function initialise(dataDir: string, bins: Binaries, runAs: RunAs, log: Lo
   await mkdir(staging, { mode: 0o700 })
   if (runAs.uid !== undefined) await chown(staging, runAs.uid, runAs.gid ?? runAs.uid)
   log.info({ dataDir }, 'initialising embedded postgresql')
-  await run(bins.initdb, [`--pgdata=${staging}`, '--username=postgres', '--auth=trust', '--encoding=UTF8', '--locale=C', '--no-instructions'], runAs)
+  await run(
+    bins.initdb,
+    [
+      `--pgdata=${staging}`,
+      '--username=postgres',
+      '--auth=trust',
+      '--encoding=UTF8',
+      '--locale=C',
+      '--no-instructions',
+    ],
+    runAs,
+  )
   if (await exists(path.join(dataDir, 'PG_VERSION'))) {
     await rm(staging, { recursive: true, force: true })
     return
@@ -159,7 +178,9 @@ export function freePort(): Promise<number> {
     server.once('error', reject)
     server.listen(0, '127.0.0.1', () => {
       const address = server.address()
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))))
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      )
     })
   })
 }
@@ -185,7 +206,11 @@ const urlFor = (port: number): string => `postgres://postgres@127.0.0.1:${port}/
  * Starts (or joins) the embedded PostgreSQL cluster in `dataDir`. A process that finds a live server through
  * `postmaster.pid` connects to it and leaves it running; the process that started the server stops it.
  */
-export async function startEmbeddedPostgres(dataDir: string, log: Logger, options: { port?: number } = {}): Promise<RunningPostgres> {
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  log: Logger,
+  options: { port?: number } = {},
+): Promise<RunningPostgres> {
   const bins = await loadBinaries()
   const runAs = await ensureRunAs()
   await initialise(dataDir, bins, runAs, log)
@@ -200,7 +225,12 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger, option
   const port = options.port ?? (await freePort())
   const serverOptions = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=200`
   try {
-    await run(bins.pg_ctl, ['start', '-D', dataDir, '-w', '-t', '60', '-s', '-l', path.join(dataDir, 'postgres.log'), '-o', serverOptions], runAs, true)
+    await run(
+      bins.pg_ctl,
+      ['start', '-D', dataDir, '-w', '-t', '60', '-s', '-l', path.join(dataDir, 'postgres.log'), '-o', serverOptions],
+      runAs,
+      true,
+    )
   } catch (err) {
     // lost a race with another process starting the same cluster: join it
     const joined = await waitForRunningInstance(dataDir, 15_000)

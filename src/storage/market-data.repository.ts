@@ -123,7 +123,10 @@ export function createMarketDataRepository(db: Db) {
       return new Map(result.rows.map(({ code, ...stats }) => [code, stats]))
     },
 
-    async basicsOn(date: IsoDate, codes?: readonly string[]): Promise<Map<string, { pe_ttm: number | null; pb: number | null }>> {
+    async basicsOn(
+      date: IsoDate,
+      codes?: readonly string[],
+    ): Promise<Map<string, { pe_ttm: number | null; pb: number | null }>> {
       let q = db.selectFrom('daily_basics').select(['code', 'pe_ttm', 'pb']).where('trade_date', '=', date)
       if (codes) q = q.where('code', 'in', codes.length > 0 ? codes : [''])
       const rows = await q.execute()

@@ -14,7 +14,9 @@ export interface Snapshot {
   readonly [key: string]: unknown
 }
 
-export type SnapshotRead = { readonly ok: true; readonly snapshot: Snapshot } | { readonly ok: false; readonly reason: string }
+export type SnapshotRead =
+  | { readonly ok: true; readonly snapshot: Snapshot }
+  | { readonly ok: false; readonly reason: string }
 
 /** Only a validated `YYYY-MM-DD` ever becomes part of a path. */
 function assertDate(date: string): string {
@@ -38,14 +40,20 @@ export function parseSnapshot(text: string, date: string): SnapshotRead {
   } catch (err) {
     return { ok: false, reason: `corrupt JSON (${(err as Error).message})` }
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, reason: 'not a JSON object' }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return { ok: false, reason: 'not a JSON object' }
   const snap = value as Partial<Snapshot>
   if (snap.date !== date) return { ok: false, reason: `holds date ${JSON.stringify(snap.date)}, not ${date}` }
   const full = snap._full as Partial<FullPlan> | undefined
   if (!full || typeof full !== 'object' || !Array.isArray(full.rows) || full.date !== date) {
     return { ok: false, reason: 'no valid _full section' }
   }
-  if (typeof full.plan_version !== 'string' || typeof full.generated_at !== 'string' || !full.tier_counts || !full.screen_counts) {
+  if (
+    typeof full.plan_version !== 'string' ||
+    typeof full.generated_at !== 'string' ||
+    !full.tier_counts ||
+    !full.screen_counts
+  ) {
     return { ok: false, reason: '_full section is incomplete' }
   }
   return { ok: true, snapshot: snap as Snapshot }

@@ -18,8 +18,24 @@ export function toLogicMemory(row: StockDailyRow): LogicMemory {
 }
 
 const TIER_COLUMNS = [
-  'code', 'name', 'score', 'rank', 'tier', 'theme', 'segment', 'track', 'upside', 'heat', 'transmission',
-  'graph_evidence', 'close', 'is_suspended', 'is_st', 'listed_days', 'amount_ma20', 'invalidated',
+  'code',
+  'name',
+  'score',
+  'rank',
+  'tier',
+  'theme',
+  'segment',
+  'track',
+  'upside',
+  'heat',
+  'transmission',
+  'graph_evidence',
+  'close',
+  'is_suspended',
+  'is_st',
+  'listed_days',
+  'amount_ma20',
+  'invalidated',
 ] as const
 
 /** What plan assembly, the plan job and the lookups read; one query per table, optionally for some codes only. */

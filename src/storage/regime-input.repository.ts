@@ -19,7 +19,11 @@ export async function loadMarketInput(db: Db, date: IsoDate, calendar: readonly 
       .execute(),
     db
       .selectFrom('daily_bars')
-      .select((eb) => ['code', eb.fn.avg<number>(eb('close', '*', eb.ref('adj_factor'))).as('ma'), eb.fn.countAll<number>().as('n')])
+      .select((eb) => [
+        'code',
+        eb.fn.avg<number>(eb('close', '*', eb.ref('adj_factor'))).as('ma'),
+        eb.fn.countAll<number>().as('n'),
+      ])
       .where('trade_date', '>=', from)
       .where('trade_date', '<=', date)
       .where('is_suspended', '=', false)

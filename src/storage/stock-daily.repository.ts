@@ -8,7 +8,10 @@ export async function replaceStockDaily(db: Db, date: IsoDate, rows: readonly St
   await db.transaction().execute(async (trx) => {
     await trx.deleteFrom('stock_daily').where('trade_date', '=', date).execute()
     for (let i = 0; i < rows.length; i += BATCH) {
-      await trx.insertInto('stock_daily').values(rows.slice(i, i + BATCH)).execute()
+      await trx
+        .insertInto('stock_daily')
+        .values(rows.slice(i, i + BATCH))
+        .execute()
     }
   })
 }

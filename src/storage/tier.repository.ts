@@ -32,7 +32,12 @@ export function createTierRepository(db: Db) {
     },
     rowsForCodes(date: IsoDate, codes: readonly string[]): Promise<TierScoreRow[]> {
       if (codes.length === 0) return Promise.resolve([])
-      return db.selectFrom('tier_scores').selectAll().where('trade_date', '=', date).where('code', 'in', codes).execute()
+      return db
+        .selectFrom('tier_scores')
+        .selectAll()
+        .where('trade_date', '=', date)
+        .where('code', 'in', codes)
+        .execute()
     },
     async latestBuild(date: IsoDate): Promise<BuildRow | undefined> {
       return db

@@ -43,11 +43,17 @@ describe('plan assembly', () => {
     expect(plan.observe.map((r) => r.code)).toEqual([code(60)])
     expect(plan.card_counts.theme_cap).toBe(5)
     const selection = selectRows(f, { top: 20, obs_top: 10, theme_cap: 3 })
-    expect(decideCode(code(3), rows[3], new Set(), selection)).toEqual({ decision: 'reject', reason: 'theme_cap', card_rank: null })
+    expect(decideCode(code(3), rows[3], new Set(), selection)).toEqual({
+      decision: 'reject',
+      reason: 'theme_cap',
+      card_rank: null,
+    })
   })
 
   it('counts a missing theme as one bucket for the cap', () => {
-    const rows = Array.from({ length: 4 }, (_, i) => tierRow({ code: code(i), rank: i + 1, score: 80, theme: null, segment: null }))
+    const rows = Array.from({ length: 4 }, (_, i) =>
+      tierRow({ code: code(i), rank: i + 1, score: 80, theme: null, segment: null }),
+    )
     expect(cutPlan(full(rows), { top: 20, obs_top: 10, theme_cap: 2 }).main).toHaveLength(2)
   })
 
@@ -72,7 +78,9 @@ describe('plan assembly', () => {
   })
 
   it('never lets a held code into main, observe or candidates', () => {
-    const rows = Array.from({ length: 40 }, (_, i) => tierRow({ code: code(i), rank: i + 1, score: 80 - i, theme: `T${i % 7}` }))
+    const rows = Array.from({ length: 40 }, (_, i) =>
+      tierRow({ code: code(i), rank: i + 1, score: 80 - i, theme: `T${i % 7}` }),
+    )
     const held = rows.filter((_, i) => i % 3 === 0).map((r) => r.code)
     const plan = cutPlan(full(rows, { held }), DEFAULT_SIZES)
     const shown = [...plan.main, ...plan.observe, ...plan.candidates].map((r) => r.code)
@@ -84,8 +92,14 @@ describe('plan assembly', () => {
     const rows = [tierRow({ code: code(1), rank: 1, score: 40 })]
     const f = full(rows)
     const selection = selectRows(f, DEFAULT_SIZES)
-    expect(decideCode(code(1), rows[0], new Set(), selection)).toMatchObject({ decision: 'reject', reason: 'tier_reject' })
-    expect(decideCode(code(2), undefined, new Set(), selection)).toMatchObject({ decision: 'absent', reason: 'not_in_tier_table' })
+    expect(decideCode(code(1), rows[0], new Set(), selection)).toMatchObject({
+      decision: 'reject',
+      reason: 'tier_reject',
+    })
+    expect(decideCode(code(2), undefined, new Set(), selection)).toMatchObject({
+      decision: 'absent',
+      reason: 'not_in_tier_table',
+    })
     expect(f.screened_reject).toBe(1)
   })
 

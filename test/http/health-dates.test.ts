@@ -47,9 +47,23 @@ describe('GET /health and GET /plan/dates', () => {
   })
 
   it('lists distinct dates newest first, at most limit, default 30', async () => {
-    const dates = Array.from({ length: 35 }, (_, i) => `2026-0${1 + Math.floor(i / 28)}-${String((i % 28) + 1).padStart(2, '0')}`)
+    const dates = Array.from(
+      { length: 35 },
+      (_, i) => `2026-0${1 + Math.floor(i / 28)}-${String((i % 28) + 1).padStart(2, '0')}`,
+    )
     await insertTierDates(t, [...dates, dates[0]!.replace('-01', '-01')])
-    await t.db.insertInto('tier_scores').values({ trade_date: dates[3]!, code: '000001.SZ', score: 1, rank: 2, tier: 'reject', graph_evidence: '[]', build_id: 'b' }).execute()
+    await t.db
+      .insertInto('tier_scores')
+      .values({
+        trade_date: dates[3]!,
+        code: '000001.SZ',
+        score: 1,
+        rank: 2,
+        tier: 'reject',
+        graph_evidence: '[]',
+        build_id: 'b',
+      })
+      .execute()
     const sorted = [...new Set(dates)].sort().reverse()
     const res = await app.inject('/plan/dates')
     expect(res.json().dates).toEqual(sorted.slice(0, 30))

@@ -42,14 +42,33 @@ describe('GET /plan and POST /plan/refresh on the demo market', () => {
     expect(plan.plan_source).toBe('snapshot')
     expect(plan.snapshot).toBe('present')
     expect(Object.keys(plan).sort()).toEqual(
-      ['date', 'main', 'observe', 'generated_at', 'plan_version', 'regime', 'card_counts', 'candidates', 'watch', 'segments_pointed', 'snapshot', 'market', 'plan_source'].sort(),
+      [
+        'date',
+        'main',
+        'observe',
+        'generated_at',
+        'plan_version',
+        'regime',
+        'card_counts',
+        'candidates',
+        'watch',
+        'segments_pointed',
+        'snapshot',
+        'market',
+        'plan_source',
+      ].sort(),
     )
     expect(res.body).not.toContain('_full')
-    expect(plan.regime).toEqual({ status: expect.any(String), weak_day: expect.any(Boolean), source: expect.any(String) })
+    expect(plan.regime).toEqual({
+      status: expect.any(String),
+      weak_day: expect.any(Boolean),
+      source: expect.any(String),
+    })
     expect(Object.keys(plan.market).sort()).toEqual(['breadth', 'limits', 'trend', 'turnover'])
     expect(plan.main.length).toBeLessThanOrEqual(20)
     expect(plan.observe.length).toBeLessThanOrEqual(10)
-    for (const row of plan.main) expect(row).toMatchObject({ decision: 'main', verdict_text: expect.stringMatching(/^main #/) })
+    for (const row of plan.main)
+      expect(row).toMatchObject({ decision: 'main', verdict_text: expect.stringMatching(/^main #/) })
   })
 
   it('gives the same main and observe from the snapshot and from live assembly', async () => {
@@ -79,7 +98,15 @@ describe('GET /plan and POST /plan/refresh on the demo market', () => {
     const res = await server.inject('/plan?date=2001-01-02')
     expect(res.statusCode).toBe(404)
     expect(res.json().detail).toMatch(/build/)
-    for (const bad of ['top=0', 'top=201', 'obs_top=x', 'theme_cap=51', 'date=2026-02-30', 'date=20261120', 'date=../../etc']) {
+    for (const bad of [
+      'top=0',
+      'top=201',
+      'obs_top=x',
+      'theme_cap=51',
+      'date=2026-02-30',
+      'date=20261120',
+      'date=../../etc',
+    ]) {
       const r = await server.inject(`/plan?${bad}`)
       expect(r.statusCode, bad).toBe(422)
       expect(typeof r.json().detail).toBe('string')
@@ -147,9 +174,13 @@ describe('GET /plan and POST /plan/refresh on the demo market', () => {
 
   it('computes once for 100 concurrent identical requests; another key of the date shares the assembly', async () => {
     let assemblies = 0
-    const built = await buildTestApp(t, { ...demo.env, PLAN_FROM_SNAPSHOT: 'no' }, {
-      observe: { cache: () => undefined, source: () => undefined, liveAssembly: () => assemblies++ },
-    })
+    const built = await buildTestApp(
+      t,
+      { ...demo.env, PLAN_FROM_SNAPSHOT: 'no' },
+      {
+        observe: { cache: () => undefined, source: () => undefined, liveAssembly: () => assemblies++ },
+      },
+    )
     apps.push(built)
     const responses = await Promise.all([
       ...Array.from({ length: 100 }, () => built.app.inject('/plan?top=11')),
@@ -182,7 +213,11 @@ describe('GET /plan and POST /plan/refresh on the demo market', () => {
   it.each([
     ['corrupt', (f: string) => writeFile(f, '{"date": "2026'), /corrupt JSON/],
     ['empty', (f: string) => writeFile(f, ''), /empty file/],
-    ['of another date', (f: string, s: string) => writeFile(f, s.replace(/"date":"\d{4}-\d{2}-\d{2}"/, '"date":"1999-01-01"')), /holds date/],
+    [
+      'of another date',
+      (f: string, s: string) => writeFile(f, s.replace(/"date":"\d{4}-\d{2}-\d{2}"/, '"date":"1999-01-01"')),
+      /holds date/,
+    ],
     ['unreadable', (f: string) => chmod(f, 0o000), /unreadable|corrupt/],
   ])('falls back to live assembly with a warning when the snapshot is %s', async (_name, spoil, reason) => {
     const { app: server, captured } = await app({}, true)

@@ -23,7 +23,10 @@ describe('crashes, concurrent chains and reruns', () => {
 
   function cli(args: string[], killAfterMs?: number): Promise<Exit> {
     return new Promise((resolve) => {
-      const child = spawn(process.execPath, ['bin/stockplan.js', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+      const child = spawn(process.execPath, ['bin/stockplan.js', ...args], {
+        env: { ...process.env, ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
       let output = ''
       child.stdout.on('data', (c: Buffer) => {
         output += c.toString()
@@ -52,7 +55,12 @@ describe('crashes, concurrent chains and reruns', () => {
   }
 
   async function dailySignature(date: string): Promise<string> {
-    const rows = await t.db.selectFrom('stock_daily').select(['code', 'verdict', 'card_rank', 'logic_state', 'score_ema']).where('trade_date', '=', date).orderBy('code').execute()
+    const rows = await t.db
+      .selectFrom('stock_daily')
+      .select(['code', 'verdict', 'card_rank', 'logic_state', 'score_ema'])
+      .where('trade_date', '=', date)
+      .orderBy('code')
+      .execute()
     return JSON.stringify(rows)
   }
 
@@ -96,9 +104,20 @@ describe('crashes, concurrent chains and reruns', () => {
 
   it('kill -9 in the middle of import leaves each file all-or-nothing', async () => {
     const dir = path.join(demo.dataDir, '..', 'other-market')
-    const other = await generateDemoMarket(dir, { stocks: 1500, days: 80, seed: 99, endDate: '2025-06-30' }, silentProgress)
+    const other = await generateDemoMarket(
+      dir,
+      { stocks: 1500, days: 80, seed: 99, endDate: '2025-06-30' },
+      silentProgress,
+    )
     const count = async (table: 'daily_bars' | 'daily_basics' | 'securities') =>
-      Number((await t.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n)
+      Number(
+        (
+          await t.db
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      )
     const bars0 = await count('daily_bars')
     const basics0 = await count('daily_basics')
     const killed = await cli(['import', '--dir', dir], 2500)
@@ -145,18 +164,31 @@ describe('crashes, concurrent chains and reruns', () => {
     await holding
     const waited = await waiting
     expect(waited.code, waited.output).toBe(0)
-    const build = await t.db.selectFrom('builds').select(['started_at']).where('trade_date', '=', date).orderBy('started_at', 'desc').executeTakeFirstOrThrow()
+    const build = await t.db
+      .selectFrom('builds')
+      .select(['started_at'])
+      .where('trade_date', '=', date)
+      .orderBy('started_at', 'desc')
+      .executeTakeFirstOrThrow()
     expect(new Date(build.started_at).getTime()).toBeGreaterThanOrEqual(releasedAt - 50)
   })
 
   it('rerunning the chain for a date gives the same tier rows, main and observe', async () => {
     const date = demo.planned.at(-1)!
     const tiers = await tierSignature(date)
-    const plan = await demo.services.plans.getPlan({ date, sizes: { top: 20, obs_top: 10, theme_cap: 5 }, nocache: true })
+    const plan = await demo.services.plans.getPlan({
+      date,
+      sizes: { top: 20, obs_top: 10, theme_cap: 5 },
+      nocache: true,
+    })
     const rerun = await cli(['chain', '--date', date])
     expect(rerun.code, rerun.output).toBe(0)
     expect(await tierSignature(date)).toBe(tiers)
-    const again = await demo.services.plans.getPlan({ date, sizes: { top: 20, obs_top: 10, theme_cap: 5 }, nocache: true })
+    const again = await demo.services.plans.getPlan({
+      date,
+      sizes: { top: 20, obs_top: 10, theme_cap: 5 },
+      nocache: true,
+    })
     expect(again.body.main).toEqual(plan.body.main)
     expect(again.body.observe).toEqual(plan.body.observe)
   })

@@ -31,12 +31,15 @@ describe('the database stopped under a running server', () => {
     pg = await startEmbeddedPostgres(path.join(root, 'pg'), log)
     handle = createDb(pg.url, log)
     await migrateToLatest(handle.db)
-    demo = await seedDemoMarket({ ...handle, url: pg.url, name: 'stockplan', drop: async () => undefined } as TestDatabase, {
-      stocks: 200,
-      days: 70,
-      history: 2,
-      skipLast: 1,
-    })
+    demo = await seedDemoMarket(
+      { ...handle, url: pg.url, name: 'stockplan', drop: async () => undefined } as TestDatabase,
+      {
+        stocks: 200,
+        days: 70,
+        history: 2,
+        skipLast: 1,
+      },
+    )
     // one built-but-not-planned date, so that a live plan would need the store
     await demo.services.steps.build({ date: demo.calendar.at(-1)! }, new AbortController().signal)
     server = await startServerProcess({ DATABASE_URL: pg.url, PLAN_DATA_DIR: demo.planDataDir })
@@ -76,7 +79,12 @@ describe('the database stopped under a running server', () => {
     expect(fromSnapshot.status).toBe(200)
     expect(fromSnapshot.body.plan_source).toBe('snapshot')
 
-    for (const url of [`/plan?date=${unplanned}&top=3`, '/plan/dates', '/plan/verdict?codes=600519', '/logic_state?codes=600519']) {
+    for (const url of [
+      `/plan?date=${unplanned}&top=3`,
+      '/plan/dates',
+      '/plan/verdict?codes=600519',
+      '/logic_state?codes=600519',
+    ]) {
       const res = await timedFetch(`${server.url}${url}`)
       expect([500, 503], url).toContain(res.status)
       expect(typeof res.body.detail, url).toBe('string')

@@ -1,14 +1,14 @@
 import { stat } from 'node:fs/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createServices } from '../../src/compose.js'
 import { buildApp } from '../../src/http/app.js'
-import { createScheduler } from '../../src/scheduler-wiring.js'
+import { createLogger } from '../../src/logger.js'
 import type { XxlJobExecutor } from '../../src/scheduler/index.js'
+import { createScheduler } from '../../src/scheduler-wiring.js'
 import { createMetrics } from '../../src/services/metrics.js'
+import { testConfig } from '../support/config.js'
 import { type DemoMarket, seedDemoMarket } from '../support/demo-market.js'
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
-import { createServices } from '../../src/compose.js'
-import { createLogger } from '../../src/logger.js'
-import { testConfig } from '../support/config.js'
 import { type FakeAdmin, startFakeAdmin } from './fake-admin.js'
 import { FAST, TOKEN, triggerParam } from './harness.js'
 
@@ -37,7 +37,11 @@ describe('XXL-JOB dailyPlanChain with the real jobs', () => {
     const config = testConfig({ ...demo.env, XXLJOB_ACCESS_TOKEN: TOKEN, XXLJOB_ADMIN_ADDRESSES: admin.url })
     const services = createServices(config, createLogger(config), t)
     executor = createScheduler(services, metrics, { timing: FAST })!
-    app = await buildApp({ ...services, metrics, extraPlugins: [async (a) => void (await a.register(executor.plugin, { prefix: '/api/v1/xxljob' }))] })
+    app = await buildApp({
+      ...services,
+      metrics,
+      extraPlugins: [async (a) => void (await a.register(executor.plugin, { prefix: '/api/v1/xxljob' }))],
+    })
     await executor.start()
   })
   afterAll(async () => {
@@ -54,7 +58,10 @@ describe('XXL-JOB dailyPlanChain with the real jobs', () => {
       method: 'POST',
       url: '/api/v1/xxljob/run',
       headers: { 'XXL-JOB-ACCESS-TOKEN': TOKEN },
-      payload: triggerParam(5001, { executorHandler: 'dailyPlanChain', executorParams: JSON.stringify({ tradeDate: date }) }),
+      payload: triggerParam(5001, {
+        executorHandler: 'dailyPlanChain',
+        executorParams: JSON.stringify({ tradeDate: date }),
+      }),
     })
     expect(run.json()).toMatchObject({ code: 200 })
     const callback = await until(() => admin.accepted().find((c) => c.logId === 5001))

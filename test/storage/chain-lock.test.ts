@@ -17,8 +17,12 @@ describe('chain advisory lock', () => {
     })
     const first = withChainLock(t.pool, '2026-11-20', 'wait', signal, () => held)
     await new Promise((r) => setTimeout(r, 100))
-    await expect(withChainLock(t.pool, '2026-11-20', 'try', signal, async () => 'second')).rejects.toBeInstanceOf(ChainBusyError)
-    await expect(withChainLock(t.pool, '2026-11-21', 'try', signal, async () => 'other date')).resolves.toBe('other date')
+    await expect(withChainLock(t.pool, '2026-11-20', 'try', signal, async () => 'second')).rejects.toBeInstanceOf(
+      ChainBusyError,
+    )
+    await expect(withChainLock(t.pool, '2026-11-21', 'try', signal, async () => 'other date')).resolves.toBe(
+      'other date',
+    )
     release()
     await first
     await expect(withChainLock(t.pool, '2026-11-20', 'try', signal, async () => 'after')).resolves.toBe('after')
@@ -32,7 +36,10 @@ describe('chain advisory lock', () => {
       await new Promise((r) => setTimeout(r, 300))
       events.push(`${name} end`)
     }
-    await Promise.all([withChainLock(t.pool, '2026-11-22', 'wait', signal, job('a')), withChainLock(t.pool, '2026-11-22', 'wait', signal, job('b'))])
+    await Promise.all([
+      withChainLock(t.pool, '2026-11-22', 'wait', signal, job('a')),
+      withChainLock(t.pool, '2026-11-22', 'wait', signal, job('b')),
+    ])
     expect(events[1]).toMatch(/end$/)
     expect(events[3]).toMatch(/end$/)
   })
@@ -40,7 +47,16 @@ describe('chain advisory lock', () => {
   it('stops waiting when aborted', async () => {
     const controller = new AbortController()
     let release!: () => void
-    const first = withChainLock(t.pool, '2026-11-23', 'wait', new AbortController().signal, () => new Promise<void>((r) => { release = r }))
+    const first = withChainLock(
+      t.pool,
+      '2026-11-23',
+      'wait',
+      new AbortController().signal,
+      () =>
+        new Promise<void>((r) => {
+          release = r
+        }),
+    )
     await new Promise((r) => setTimeout(r, 100))
     const waiting = withChainLock(t.pool, '2026-11-23', 'wait', controller.signal, async () => 'ran')
     controller.abort(new Error('stop waiting'))

@@ -5,7 +5,7 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createLogger } from '../../src/logger.js'
-import { readPostmasterPid, type RunningPostgres, startEmbeddedPostgres } from '../../src/storage/embedded-postgres.js'
+import { type RunningPostgres, readPostmasterPid, startEmbeddedPostgres } from '../../src/storage/embedded-postgres.js'
 
 const run = promisify(execFile)
 

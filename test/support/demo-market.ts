@@ -40,7 +40,11 @@ export async function seedDemoMarket(
     { stocks: options.stocks ?? 400, days: options.days ?? 90, seed: options.seed ?? 7 },
     silentProgress,
   )
-  await importDirectory({ db: t.db, pool: t.pool, log, progress: silentProgress }, { dir: dataDir, format: 'native' }, new AbortController().signal)
+  await importDirectory(
+    { db: t.db, pool: t.pool, log, progress: silentProgress },
+    { dir: dataDir, format: 'native' },
+    new AbortController().signal,
+  )
   const services = createServices(config, log, t)
   const calendar = await services.market.calendar(summary.lastDate)
   const end = calendar.length - (options.skipLast ?? 0)

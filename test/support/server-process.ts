@@ -23,7 +23,9 @@ export async function startServerProcess(env: Record<string, string>, timeoutMs 
   child.stderr!.on('data', (c: Buffer) => {
     output += c.toString()
   })
-  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)))
+  const exited = new Promise<number | string>((resolve) =>
+    child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)),
+  )
   const url = `http://127.0.0.1:${port}`
   const deadline = Date.now() + timeoutMs
   for (;;) {

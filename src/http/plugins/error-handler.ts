@@ -22,7 +22,19 @@ export function validationDetail(err: FastifyError): string {
     .join('; ')
 }
 
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006'])
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08001',
+  '08003',
+  '08006',
+])
 
 /** A failure to reach PostgreSQL (as opposed to a bug): worth a 503 that says what to do. */
 export function isStoreUnavailable(err: unknown): boolean {
@@ -46,5 +58,7 @@ export function installErrorHandler(app: FastifyInstance): void {
     req.log.error({ err }, 'unhandled error')
     return reply.code(500).send({ detail: 'Internal Server Error' })
   })
-  app.setNotFoundHandler((req, reply) => reply.code(404).send({ detail: `Not Found: ${req.method} ${req.url.split('?')[0]}` }))
+  app.setNotFoundHandler((req, reply) =>
+    reply.code(404).send({ detail: `Not Found: ${req.method} ${req.url.split('?')[0]}` }),
+  )
 }

@@ -14,7 +14,12 @@ const PlanQuery = Type.Object({
   top: Type.Integer({ minimum: 1, maximum: 200, default: DEFAULT_SIZES.top }),
   obs_top: Type.Integer({ minimum: 1, maximum: 200, default: DEFAULT_SIZES.obs_top }),
   theme_cap: Type.Integer({ minimum: 1, maximum: 50, default: DEFAULT_SIZES.theme_cap }),
-  nocache: Type.Integer({ minimum: -2147483648, maximum: 2147483647, default: 0, description: 'nonzero forces recomputation' }),
+  nocache: Type.Integer({
+    minimum: -2147483648,
+    maximum: 2147483647,
+    default: 0,
+    description: 'nonzero forces recomputation',
+  }),
 })
 
 const PlanResponse = Type.Object(
@@ -24,7 +29,11 @@ const PlanResponse = Type.Object(
     observe: Type.Array(Type.Object({}, { additionalProperties: true })),
     generated_at: Type.String(),
     plan_version: Type.String(),
-    regime: Type.Object({ status: Type.String(), weak_day: Type.Union([Type.Boolean(), Type.Null()]), source: Type.String() }),
+    regime: Type.Object({
+      status: Type.String(),
+      weak_day: Type.Union([Type.Boolean(), Type.Null()]),
+      source: Type.String(),
+    }),
     card_counts: Type.Object({}, { additionalProperties: true }),
     candidates: Type.Array(Type.Object({}, { additionalProperties: true })),
     watch: Type.Array(Type.Object({}, { additionalProperties: true })),
@@ -79,7 +88,12 @@ const planRoutes: FastifyPluginAsyncTypebox<PlanRouteDeps> = async (app, { plans
       schema: {
         summary: 'Regenerate the Markdown plan file for a date and clear the plan cache',
         querystring: Type.Object({ date: Type.Optional(IsoDateSchema) }),
-        response: { 200: Type.Object({ ok: Type.Literal(true), file: Type.String() }), 404: ErrorSchema, 422: ErrorSchema, 503: ErrorSchema },
+        response: {
+          200: Type.Object({ ok: Type.Literal(true), file: Type.String() }),
+          404: ErrorSchema,
+          422: ErrorSchema,
+          503: ErrorSchema,
+        },
       },
     },
     async (req) => ({ ok: true as const, file: await plans.refreshPlanFile(req.query.date) }),

@@ -94,9 +94,23 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  const tables = ['callback_outbox', 'chain_run_lines', 'chain_runs', 'stock_daily', 'tier_scores', 'builds',
-    'holdings', 'theme_events', 'theme_edges', 'eps_forecasts', 'financials', 'daily_basics', 'index_bars',
-    'daily_bars', 'securities']
+  const tables = [
+    'callback_outbox',
+    'chain_run_lines',
+    'chain_runs',
+    'stock_daily',
+    'tier_scores',
+    'builds',
+    'holdings',
+    'theme_events',
+    'theme_edges',
+    'eps_forecasts',
+    'financials',
+    'daily_basics',
+    'index_bars',
+    'daily_bars',
+    'securities',
+  ]
   for (const table of tables) await sql.raw(`drop table if exists ${table}`).execute(db)
   await sql.raw('drop function if exists notify_tier_dates()').execute(db)
 }

@@ -1,0 +1,63 @@
+import { existsSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
+import { fileURLToPath } from 'node:url'
+import type { FastifyPluginAsync, FastifyReply } from 'fastify'
+
+export interface ViewerDeps {
+  /** The application version shown in the page footer. */
+  readonly version: string
+}
+
+/** The viewer's own files; `dist/` holds no copies, so a compiled build reads them from `src/`. */
+function viewerDir(): string {
+  const beside = fileURLToPath(new URL('../viewer/', import.meta.url))
+  if (existsSync(`${beside}page.html`)) return beside
+  return fileURLToPath(new URL('../../../src/http/viewer/', import.meta.url))
+}
+
+const HTML_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "connect-src 'self'",
+  "img-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ')
+
+const escapeHtml = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c)
+
+function common(reply: FastifyReply, type: string): FastifyReply {
+  return reply
+    .type(type)
+    .header('x-content-type-options', 'nosniff')
+    .header('referrer-policy', 'no-referrer')
+    .header('cache-control', 'no-cache')
+}
+
+/** `GET /`: the plan viewer page, plus its script, stylesheet and icon. Hidden from the OpenAPI document. */
+const viewerRoutes: FastifyPluginAsync<ViewerDeps> = async (app, deps) => {
+  const dir = viewerDir()
+  const [template, script, style, icon] = await Promise.all(
+    ['page.html', 'viewer.js', 'viewer.css', 'favicon.svg'].map((f) => readFile(`${dir}${f}`, 'utf8')),
+  )
+  const page = template!.replaceAll('{{version}}', escapeHtml(deps.version))
+
+  app.get('/', { schema: { hide: true } }, async (_req, reply) =>
+    common(reply, 'text/html; charset=utf-8')
+      .header('content-security-policy', HTML_CSP)
+      .header('x-frame-options', 'DENY')
+      .send(page),
+  )
+  app.get('/viewer.js', { schema: { hide: true } }, async (_req, reply) =>
+    common(reply, 'text/javascript; charset=utf-8').send(script),
+  )
+  app.get('/viewer.css', { schema: { hide: true } }, async (_req, reply) =>
+    common(reply, 'text/css; charset=utf-8').send(style),
+  )
+  app.get('/favicon.svg', { schema: { hide: true } }, async (_req, reply) => common(reply, 'image/svg+xml').send(icon))
+}
+
+export default viewerRoutes

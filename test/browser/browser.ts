@@ -1,0 +1,60 @@
+import { mkdir } from 'node:fs/promises'
+import path from 'node:path'
+import { type Browser, chromium, type Page } from 'playwright-core'
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+export const SCREENSHOTS = path.resolve('screenshots')
+
+/** Debian's Chromium, headless; `.ci/run` installs it with apt-get when absent. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  })
+}
+
+export interface OpenedPage {
+  readonly page: Page
+  /** Console errors, uncaught exceptions and failed requests seen so far. */
+  readonly errors: string[]
+  close(): Promise<void>
+}
+
+/** A fresh context at the given viewport, recording every console error and page exception. */
+export async function openPage(browser: Browser, viewport = { width: 1280, height: 900 }): Promise<OpenedPage> {
+  const context = await browser.newContext({ viewport })
+  const page = await context.newPage()
+  const errors: string[] = []
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') errors.push(`console: ${msg.text()}`)
+  })
+  page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`))
+  page.on('response', (res) => {
+    if (res.status() >= 400) errors.push(`http ${res.status()}: ${res.url()}`)
+  })
+  page.on('requestfailed', (req) => errors.push(`requestfailed: ${req.url()} ${req.failure()?.errorText ?? ''}`))
+  return { page, errors, close: () => context.close() }
+}
+
+/** Navigates and waits until the viewer has rendered a plan (it marks the body with the loaded date). */
+export async function loadViewer(page: Page, url: string): Promise<string> {
+  await page.goto(url)
+  await page.locator('body[data-loaded-date]').waitFor()
+  return (await page.locator('body').getAttribute('data-loaded-date')) ?? ''
+}
+
+export async function screenshot(page: Page, name: string): Promise<string> {
+  await mkdir(SCREENSHOTS, { recursive: true })
+  const file = path.join(SCREENSHOTS, name)
+  await page.screenshot({ path: file, fullPage: true })
+  return file
+}

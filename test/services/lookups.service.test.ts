@@ -1,0 +1,230 @@
+import { describe, expect, it } from 'vitest'
+import { buildFullPlan } from '../../src/domain/plan-assembly.js'
+import { AppError } from '../../src/errors.js'
+import { createLogicStateService } from '../../src/services/logic-state.service.js'
+import { failureText, lookupDate } from '../../src/services/lookup-request.js'
+import { createVerdictService } from '../../src/services/verdict.service.js'
+import type { LookupRepository } from '../../src/storage/lookup.repository.js'
+import type { StockDailyRow } from '../../src/storage/schema.js'
+import { captureLog } from '../support/log-capture.js'
+import { tierRow } from '../support/tier-rows.js'
+
+const DATE = '2026-11-20'
+
+async function rejection(promise: Promise<unknown>): Promise<AppError> {
+  try {
+    await promise
+  } catch (err) {
+    expect(err).toBeInstanceOf(AppError)
+    return err as AppError
+  }
+  throw new Error('expected a rejection')
+}
+
+describe('failureText and lookupDate', () => {
+  it('uses the message; an AggregateError without one gives its inner messages', () => {
+    expect(failureText(new Error('connect ECONNREFUSED 127.0.0.1:5432'))).toBe('connect ECONNREFUSED 127.0.0.1:5432')
+    const both = new AggregateError(
+      [new Error('connect ECONNREFUSED ::1:5432'), new Error('connect ECONNREFUSED 127.0.0.1:5432')],
+      '',
+    )
+    expect(failureText(both)).toBe('connect ECONNREFUSED ::1:5432; connect ECONNREFUSED 127.0.0.1:5432')
+    expect(failureText('plain')).toBe('plain')
+  })
+
+  it('the given date as is; the latest otherwise; 404 when there is none, 500 when it cannot be read', async () => {
+    const never = { get: () => Promise.reject(new Error('not asked')) }
+    expect(await lookupDate(never, DATE)).toBe(DATE)
+    expect(await lookupDate({ get: async () => DATE }, undefined)).toBe(DATE)
+    expect(await rejection(lookupDate({ get: async () => undefined }, undefined))).toMatchObject({ statusCode: 404 })
+    expect(await rejection(lookupDate({ get: () => Promise.reject(new Error('down')) }, undefined))).toMatchObject({
+      statusCode: 500,
+      message: 'down',
+    })
+  })
+})
+
+describe('verdict service failures', () => {
+  const rows = [tierRow({ code: '600001.SH', rank: 1 })]
+  const full = buildFullPlan({
+    date: DATE,
+    planVersion: '1',
+    generatedAt: '',
+    rows,
+    held: new Set(),
+    logic: new Map(),
+    prevDate: null,
+    prevMain: [],
+  })
+  const deps = (over: Partial<Parameters<typeof createVerdictService>[0]> = {}) =>
+    createVerdictService({
+      inputs: { tierRows: async () => rows, heldCodes: async () => new Set<string>() },
+      market: { securities: async () => [] },
+      tiers: { latestBuild: async () => undefined },
+      latestDate: { get: async () => DATE },
+      plans: { getFull: async () => full },
+      log: captureLog().log,
+      ...over,
+    })
+
+  it('stale is empty without a build record', async () => {
+    expect(await deps().lookup({ codes: ['600001'] })).toMatchObject({ date: DATE, stale: '', count: 1 })
+  })
+
+  it("500 with the store's own text even when the plan service words the failure as its 503", async () => {
+    const service = deps({
+      inputs: {
+        tierRows: () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432')),
+        heldCodes: async () => new Set(),
+      },
+      plans: { getFull: () => Promise.reject(new AppError(503, 'plan store unavailable and no usable snapshot')) },
+    })
+    expect(await rejection(service.lookup({ codes: ['600001'], date: DATE }))).toMatchObject({
+      statusCode: 500,
+      message: 'connect ECONNREFUSED 127.0.0.1:5432',
+    })
+  })
+
+  it('404 telling to run the build when the plan service has no rows for the date; 500 for any other plan failure', async () => {
+    const none = deps({ plans: { getFull: () => Promise.reject(new AppError(404, 'no plan')) } })
+    const err = await rejection(none.lookup({ codes: ['600001'], date: DATE }))
+    expect(err.statusCode).toBe(404)
+    expect(err.message).toMatch(/run the day's build first/)
+    const broken = deps({ plans: { getFull: () => Promise.reject(new SyntaxError('bad snapshot')) } })
+    expect(await rejection(broken.lookup({ codes: ['600001'], date: DATE }))).toMatchObject({
+      statusCode: 500,
+      message: 'bad snapshot',
+    })
+  })
+})
+
+describe('logic state service failures', () => {
+  const stored: StockDailyRow = {
+    code: '600001.SH',
+    trade_date: DATE,
+    verdict: 'main',
+    card_rank: 1,
+    plan_version: '1',
+    logic_state: 'confirmed',
+    score: 80,
+    score_ema: 78.123,
+    state_since: '2026-11-10',
+    state_rule: 'enter',
+    days_in_state: 9,
+    above_days: 9,
+    absent_days: 0,
+    code_version: 'abc',
+  }
+  const lookups = (over: Partial<LookupRepository> = {}): LookupRepository => ({
+    latestStoredStates: async () => [stored],
+    tierDays: async () => ({ dates: [], rows: [] }),
+    closesOn: async () => new Map([['600001.SH', 10]]),
+    peFacts: async () => new Map(),
+    ...over,
+  })
+  const service = (
+    repo: LookupRepository,
+    financials: () => Promise<never> | Promise<Map<string, never[]>> = async () => new Map(),
+  ) => {
+    const captured = captureLog()
+    return {
+      captured,
+      service: createLogicStateService({
+        lookups: repo,
+        market: { financials, forecasts: async () => new Map() },
+        latestDate: { get: async () => DATE },
+        log: captured.log,
+      }),
+    }
+  }
+
+  it('a failed read of the valuation inputs leaves out the valuation keys only', async () => {
+    const { service: s, captured } = service(lookups({ peFacts: () => Promise.reject(new Error('basics gone')) }))
+    const list = await s.lookup({ codes: ['600001', 'bad'] })
+    expect(Object.keys(list.states[0]!)).not.toContain('valuation')
+    expect(Object.keys(list.states[0]!)).not.toContain('valuation_text')
+    expect(list.states[0]).toMatchObject({
+      source: 'daily',
+      logic_state: 'confirmed',
+      score_ema: 78.12,
+      company_review: null,
+    })
+    expect(list.states[1]).toEqual({ input: 'bad', error: expect.any(String) })
+    expect(captured.lines).toContainEqual(
+      expect.objectContaining({
+        level: 40,
+        group: 'valuation',
+        err: expect.objectContaining({ message: 'basics gone' }),
+      }),
+    )
+  })
+
+  it('a failed read of the financials leaves out both groups, the states still answered', async () => {
+    const { service: s } = service(lookups(), () => Promise.reject(new Error('financials gone')))
+    const list = await s.lookup({ codes: ['600001'] })
+    expect(list.states[0]).toEqual({
+      input: '600001',
+      code: '600001.SH',
+      date: DATE,
+      source: 'daily',
+      verdict: 'main',
+      card_rank: 1,
+      plan_version: '1',
+      code_version: 'abc',
+      logic_state: 'confirmed',
+      score: 80,
+      score_ema: 78.12,
+      state_since: '2026-11-10',
+      days_in_state: 9,
+      state_rule: 'enter',
+      note: null,
+    })
+  })
+
+  it('500 with the failure text when the states cannot be read', async () => {
+    const { service: s } = service(lookups({ latestStoredStates: () => Promise.reject(new Error('stock_daily gone')) }))
+    expect(await rejection(s.lookup({ codes: ['600001'] }))).toMatchObject({
+      statusCode: 500,
+      message: 'stock_daily gone',
+    })
+  })
+
+  it('asks for the tier history only for the codes without a stored row of the date, from their oldest seed', async () => {
+    const asked: Array<[readonly string[], string | null]> = []
+    const seedRow = { ...stored, code: '600002.SH', trade_date: '2026-11-18' }
+    const { service: s } = service(
+      lookups({
+        latestStoredStates: async () => [stored, seedRow],
+        tierDays: async (codes, since) => {
+          asked.push([codes, since])
+          return { dates: ['2026-11-19', DATE], rows: [] }
+        },
+      }),
+    )
+    const list = await s.lookup({ codes: ['600001', '600002'] })
+    expect(asked).toEqual([[['600002.SH'], '2026-11-18']])
+    // confirmed at EMA 78.1, then two absent days: the EMA decays to 52.1 (exit) and 34.7 (break)
+    expect(list.states[1]).toMatchObject({
+      source: 'computed',
+      logic_state: 'broken',
+      state_rule: 'break',
+      state_since: DATE,
+      days_in_state: 1,
+      score: null,
+      score_ema: 34.72,
+    })
+    expect(list.states[1]).not.toHaveProperty('absent_days')
+    // no stored state for a code: replay from the beginning
+    const { service: fresh } = service(
+      lookups({
+        latestStoredStates: async () => [seedRow],
+        tierDays: async (codes, since) => {
+          asked.push([codes, since])
+          return { dates: [], rows: [] }
+        },
+      }),
+    )
+    await fresh.lookup({ codes: ['600002', '600003'] })
+    expect(asked.at(-1)).toEqual([['600002.SH', '600003.SH'], null])
+  })
+})
