@@ -103,7 +103,7 @@ export function createServices(
       runPlan(
         {
           db: store.db,
-          inputs,
+          latestTierDate: () => tiers.latestDate(),
           market,
           assembler,
           files,

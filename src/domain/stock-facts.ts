@@ -1,16 +1,9 @@
-import { type CompanyReview, hasHardInvalidation, reviewCompany } from './company-review.js'
+import { type CompanyReview, type FinancialSnapshot, hasHardInvalidation, reviewCompany } from './company-review.js'
 import { type PeBandStats, type Valuation, valuationFromStats } from './valuation.js'
 
-export interface FactsFinancial {
-  readonly end_date: string
-  readonly eps: number | null
+/** A financial report as the review reads it, plus the book value the PB-ROE valuation needs. */
+export interface FactsFinancial extends FinancialSnapshot {
   readonly bvps: number | null
-  readonly roe: number | null
-  readonly gross_margin: number | null
-  readonly ocf_to_np: number | null
-  readonly debt_to_assets: number | null
-  readonly revenue_yoy: number | null
-  readonly np_yoy: number | null
 }
 
 export interface FactsInput {

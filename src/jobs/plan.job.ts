@@ -6,7 +6,6 @@ import type { PlanAssembler } from '../services/plan-assembler.js'
 import type { Db } from '../storage/db.js'
 import type { MarketDataRepository } from '../storage/market-data.repository.js'
 import type { PlanFiles } from '../storage/plan-files.js'
-import type { PlanInputRepository } from '../storage/plan-input.repository.js'
 import { loadMarketInput } from '../storage/regime-input.repository.js'
 import type { StockDailyTable } from '../storage/schema.js'
 import { replaceStockDaily } from '../storage/stock-daily.repository.js'
@@ -14,7 +13,7 @@ import { type DateArgs, type JobResult, throwIfAborted } from './job.js'
 
 export interface PlanJobDeps {
   readonly db: Db
-  readonly inputs: PlanInputRepository
+  readonly latestTierDate: () => Promise<string | undefined>
   readonly market: MarketDataRepository
   readonly assembler: PlanAssembler
   readonly files: PlanFiles
@@ -40,7 +39,7 @@ export class PlanInputError extends Error {
 
 /** The full plan for T: regime, snapshot (with `_full`), Markdown plan file and the per-stock daily rows. */
 export async function runPlan(deps: PlanJobDeps, args: DateArgs, signal: AbortSignal): Promise<PlanJobResult> {
-  const date = args.date ?? (await deps.inputs.latestTierDate())
+  const date = args.date ?? (await deps.latestTierDate())
   if (!date) throw new PlanInputError('the tier table is empty: run `stockplan build` first')
   const day = await deps.assembler.loadDay(date, 'all')
   if (!day) throw new PlanInputError(`no tier scores for ${date}: run \`stockplan build --date ${date}\` first`)

@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import type { BuildBar, BuildSecurity, Edge } from '../domain/scoring.js'
+import type { FactsFinancial } from '../domain/stock-facts.js'
 import type { ThemeEvent } from '../domain/theme-heat.js'
 import type { Db } from './db.js'
 import type { IsoDate } from './schema.js'
@@ -11,17 +12,8 @@ export interface PeStats {
   readonly p80: number
 }
 
-export interface FinancialRow {
+export interface FinancialRow extends FactsFinancial {
   readonly code: string
-  readonly end_date: IsoDate
-  readonly eps: number | null
-  readonly bvps: number | null
-  readonly roe: number | null
-  readonly gross_margin: number | null
-  readonly ocf_to_np: number | null
-  readonly debt_to_assets: number | null
-  readonly revenue_yoy: number | null
-  readonly np_yoy: number | null
 }
 
 export interface ForecastRow {
@@ -160,11 +152,6 @@ export function createMarketDataRepository(db: Db) {
       const out = new Map<string, ForecastRow>()
       for (const row of rows) if (!out.has(row.code)) out.set(row.code, row)
       return out
-    },
-
-    async heldCodes(): Promise<Set<string>> {
-      const rows = await db.selectFrom('holdings').select('code').where('qty', '>', 0).execute()
-      return new Set(rows.map((r) => r.code))
     },
   }
 }

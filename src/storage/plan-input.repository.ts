@@ -41,11 +41,6 @@ const TIER_COLUMNS = [
 /** What plan assembly, the plan job and the lookups read; one query per table, optionally for some codes only. */
 export function createPlanInputRepository(db: Db) {
   return {
-    async latestTierDate(): Promise<IsoDate | undefined> {
-      const row = await db.selectFrom('tier_scores').select(sql<IsoDate>`max(trade_date)`.as('d')).executeTakeFirst()
-      return row?.d ?? undefined
-    },
-
     async tierRows(date: IsoDate, codes?: readonly string[]): Promise<TierRow[]> {
       let q = db.selectFrom('tier_scores').select(TIER_COLUMNS).where('trade_date', '=', date)
       if (codes) q = q.where('code', 'in', codes.length > 0 ? codes : [''])

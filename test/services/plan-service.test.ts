@@ -4,6 +4,7 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createServices } from '../../src/compose.js'
 import { createLogger } from '../../src/logger.js'
+import { createPlanService } from '../../src/services/plan.service.js'
 import { testConfig } from '../support/config.js'
 import { type DemoMarket, seedDemoMarket } from '../support/demo-market.js'
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
@@ -51,6 +52,33 @@ describe('plan service on the demo market', () => {
     )
     await fromSnapshot.close()
     await live.close()
+  })
+
+  it('does not make a request for another date wait for a slow assembly', async () => {
+    const base = services({ PLAN_FROM_SNAPSHOT: 'no' })
+    const [slowDate, fastDate] = demo.planned as [string, string]
+    const plans = createPlanService({
+      assembler: {
+        assembleFull: async (date) => {
+          if (date === slowDate) await new Promise((r) => setTimeout(r, 1500))
+          return base.assembler.assembleFull(date)
+        },
+      },
+      files: base.files,
+      snapshots: base.snapshots,
+      latestDate: base.latestDate,
+      log: base.log,
+      fromSnapshot: false,
+      cacheSec: 60,
+    })
+    const sizes = { top: 20, obs_top: 10, theme_cap: 5 }
+    const order: string[] = []
+    await Promise.all([
+      plans.getPlan({ date: slowDate, sizes, nocache: false }).then(() => order.push(slowDate)),
+      plans.getPlan({ date: fastDate, sizes, nocache: false }).then(() => order.push(fastDate)),
+    ])
+    expect(order).toEqual([fastDate, slowDate])
+    await base.close()
   })
 
   it('sees a new data date at once, from this process and from another one', async () => {
