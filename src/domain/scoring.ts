@@ -3,14 +3,15 @@ import { percentileRanks } from './rank.js'
 import { mean, roundTo as round } from './stats.js'
 import { eventEma, type ThemeEvent, themeHeat } from './theme-heat.js'
 
-export interface BuildBar {
-  readonly trade_date: string
-  readonly close: number
-  readonly pre_close: number | null
-  readonly amount: number
-  readonly adj_factor: number
-  readonly is_suspended: boolean
-  readonly is_st: boolean
+/** A code's bars as columns, oldest first; `preClose` and `isSt` are the last bar's. */
+export interface BarSeries {
+  readonly dates: readonly string[]
+  readonly close: readonly number[]
+  readonly adjFactor: readonly number[]
+  readonly amount: readonly number[]
+  readonly suspended: readonly boolean[]
+  readonly preClose: number | null
+  readonly isSt: boolean
 }
 
 export interface BuildSecurity {
@@ -40,7 +41,7 @@ export interface BuildInput {
   readonly calendar: readonly string[]
   readonly securities: readonly BuildSecurity[]
   /** Bars per code, ascending, ending at or before `date`. */
-  readonly bars: ReadonlyMap<string, readonly BuildBar[]>
+  readonly bars: ReadonlyMap<string, BarSeries>
   readonly edges: readonly Edge[]
   readonly events: readonly ThemeEvent[]
   readonly facts: ReadonlyMap<string, StockFacts>
@@ -67,9 +68,16 @@ export interface ScoredStock {
   readonly invalidated: boolean
 }
 
+interface LastBar {
+  readonly close: number
+  readonly preClose: number | null
+  readonly suspended: boolean
+  readonly isSt: boolean
+}
+
 interface Features {
   readonly security: BuildSecurity
-  readonly last: BuildBar
+  readonly last: LastBar
   readonly ret20: number | null
   readonly trend: number
   readonly amountMa20: number
@@ -77,23 +85,23 @@ interface Features {
 
 const NEVER_NEW = 99_999
 
-function features(security: BuildSecurity, bars: readonly BuildBar[]): Features {
-  const adj = bars.map((b) => b.close * b.adj_factor)
-  const n = adj.length
-  const last = bars[n - 1]!
+function features(security: BuildSecurity, bars: BarSeries): Features {
+  const n = bars.close.length
+  const adj = bars.close.map((c, i) => c * bars.adjFactor[i]!)
   const back = BUILD_RULES.returnDays
   const ret20 = n > back ? adj[n - 1]! / adj[n - 1 - back]! - 1 : null
   const ma20 = n >= BUILD_RULES.maShort ? mean(adj.slice(n - BUILD_RULES.maShort)) : null
   const ma60 = n >= BUILD_RULES.maLong ? mean(adj.slice(n - BUILD_RULES.maLong)) : null
   const aboveShort = ma20 === null ? 0.25 : adj[n - 1]! > ma20 ? 0.5 : 0
   const shortOverLong = ma20 === null || ma60 === null ? 0.25 : ma20 > ma60 ? 0.5 : 0
-  const traded = bars.slice(-BUILD_RULES.amountDays).filter((b) => !b.is_suspended)
+  const traded: number[] = []
+  for (let i = Math.max(0, n - BUILD_RULES.amountDays); i < n; i++) if (!bars.suspended[i]) traded.push(bars.amount[i]!)
   return {
     security,
-    last,
+    last: { close: bars.close[n - 1]!, preClose: bars.preClose, suspended: bars.suspended[n - 1]!, isSt: bars.isSt },
     ret20,
     trend: aboveShort + shortOverLong,
-    amountMa20: mean(traded.map((b) => b.amount)) ?? 0,
+    amountMa20: mean(traded) ?? 0,
   }
 }
 
@@ -108,9 +116,9 @@ function breadthOf(codes: Iterable<string>, feats: ReadonlyMap<string, Features>
   let total = 0
   for (const code of new Set(codes)) {
     const f = feats.get(code)
-    if (!f || f.last.is_suspended || f.last.pre_close === null) continue
+    if (!f || f.last.suspended || f.last.preClose === null) continue
     total++
-    if (f.last.close > f.last.pre_close) up++
+    if (f.last.close > f.last.preClose) up++
   }
   return total === 0 ? null : up / total
 }
@@ -163,7 +171,7 @@ export function scoreStocks(input: BuildInput): ScoredStock[] {
   const feats = new Map<string, Features>()
   for (const security of input.securities) {
     const bars = input.bars.get(security.code)
-    if (!bars || bars.length === 0 || bars[bars.length - 1]!.trade_date !== input.date) continue
+    if (!bars || bars.dates.length === 0 || bars.dates[bars.dates.length - 1] !== input.date) continue
     feats.set(security.code, features(security, bars))
   }
   const momentum = percentileRanks(new Map([...feats].map(([c, f]) => [c, f.ret20])))
@@ -200,8 +208,8 @@ export function scoreStocks(input: BuildInput): ScoredStock[] {
       transmission: g ? round(g.transmission, 3) : null,
       graph_evidence: edgesByCode.get(code) ?? [],
       close: f.last.close,
-      is_suspended: f.last.is_suspended,
-      is_st: f.last.is_st,
+      is_suspended: f.last.suspended,
+      is_st: f.last.isSt,
       listed_days: listedDays(f.security.list_date, input.calendar),
       amount_ma20: round(f.amountMa20, 2),
       invalidated: facts?.invalidated ?? false,

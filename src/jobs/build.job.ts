@@ -76,11 +76,13 @@ export async function runBuild(deps: BuildDeps, args: DateArgs, signal: AbortSig
   throwIfAborted(signal)
 
   const facts = new Map<string, StockFacts>()
-  for (const [code, codeBars] of bars) {
-    const last = codeBars[codeBars.length - 1]!
-    if (last.trade_date !== date) continue
+  let done = 0
+  for (const [code, series] of bars) {
+    // a chain runs inside the server: let requests through now and then
+    if (++done % 500 === 0) await new Promise((resolve) => setImmediate(resolve))
+    if (series.dates.at(-1) !== date) continue
     const f = stockFacts({
-      price: last.close,
+      price: series.close.at(-1)!,
       peToday: basics.get(code)?.pe_ttm ?? null,
       pe: peStats.get(code) ?? null,
       forecast: forecasts.get(code) ?? null,

@@ -260,7 +260,7 @@ describe('GET /logic_state on the demo market', () => {
     }
     const closes = await lookups.closesOn(planned, codes)
     const bars = await demo.services.market.bars(planned, planned, codes)
-    expect(closes).toEqual(new Map([...bars].map(([code, [bar]]) => [code, bar!.close])))
+    expect(closes).toEqual(new Map([...bars].map(([code, series]) => [code, series.close.at(-1)])))
   })
 
   it('leaves the valuation keys out of every entry when computing it fails, logs a warning and still returns the states', async () => {
