@@ -10,7 +10,7 @@ export interface PlanRouteDeps {
 
 const PlanQuery = Type.Object({
   date: Type.Optional(IsoDateSchema),
-  format: Type.String({ default: 'json', maxLength: 32, description: '`md` returns Markdown; anything else JSON' }),
+  format: Type.String({ default: 'json', description: '`md` returns Markdown; any other value JSON' }),
   top: Type.Integer({ minimum: 1, maximum: 200, default: DEFAULT_SIZES.top }),
   obs_top: Type.Integer({ minimum: 1, maximum: 200, default: DEFAULT_SIZES.obs_top }),
   theme_cap: Type.Integer({ minimum: 1, maximum: 50, default: DEFAULT_SIZES.theme_cap }),
