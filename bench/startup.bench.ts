@@ -19,7 +19,15 @@ const env = {
   LOG_LEVEL: 'warn',
   HOST: '127.0.0.1',
 }
-const args = ['bin/stockplan.js', 'demo', '--serve', '--stocks', String(flag('stocks', 800)), '--days', String(flag('days', 160))]
+const args = [
+  'bin/stockplan.js',
+  'demo',
+  '--serve',
+  '--stocks',
+  String(flag('stocks', 800)),
+  '--days',
+  String(flag('days', 160)),
+]
 
 async function startOnce(): Promise<{ ms: number; latest: unknown }> {
   const port = await freePort()
@@ -43,7 +51,11 @@ async function startOnce(): Promise<{ ms: number; latest: unknown }> {
 }
 
 const first = await startOnce()
-console.log(`first run (generate, import, chain for 5 days, serve): ${(first.ms / 1000).toFixed(1)} s, latest_plan_date ${first.latest}`)
+console.log(
+  `first run (generate, import, chain for 5 days, serve): ${(first.ms / 1000).toFixed(1)} s, latest_plan_date ${first.latest}`,
+)
 const times: number[] = []
 for (let i = 0; i < runs; i++) times.push((await startOnce()).ms)
-console.log(`cold start with the data directory present: median ${(median(times) / 1000).toFixed(2)} s (runs: ${times.map((t) => (t / 1000).toFixed(2)).join(', ')} s)`)
+console.log(
+  `cold start with the data directory present: median ${(median(times) / 1000).toFixed(2)} s (runs: ${times.map((t) => (t / 1000).toFixed(2)).join(', ')} s)`,
+)

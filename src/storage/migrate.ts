@@ -2,18 +2,21 @@ import type { Kysely, Migration, MigrationProvider, MigrationResultSet } from 'k
 import { Migrator } from 'kysely'
 import * as initial from './migrations/0001-initial.js'
 
+// biome-ignore lint/suspicious/noExplicitAny: migrations are frozen in time and typed against no schema (kysely's advice)
+type AnyDb = Kysely<any>
+
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': initial,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }
 
-export function createMigrator(db: Kysely<any>): Migrator {
+export function createMigrator(db: AnyDb): Migrator {
   return new Migrator({ db, provider })
 }
 
 /** Applies every pending migration; throws with the failing migration's name and error. */
-export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+export async function migrateToLatest(db: AnyDb): Promise<string[]> {
   const { error, results }: MigrationResultSet = await createMigrator(db).migrateToLatest()
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown'
@@ -27,7 +30,7 @@ export interface MigrationStatus {
   readonly executedAt: Date | undefined
 }
 
-export async function migrationStatus(db: Kysely<any>): Promise<MigrationStatus[]> {
+export async function migrationStatus(db: AnyDb): Promise<MigrationStatus[]> {
   const migrations = await createMigrator(db).getMigrations()
   return migrations.map((m) => ({ name: m.name, executedAt: m.executedAt }))
 }

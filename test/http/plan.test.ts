@@ -174,9 +174,13 @@ describe('GET /plan and POST /plan/refresh on the demo market', () => {
 
   it('computes once for 100 concurrent identical requests', async () => {
     let assemblies = 0
-    const built = await buildTestApp(t, { ...demo.env, PLAN_FROM_SNAPSHOT: 'no' }, {
-      observe: { cache: () => undefined, source: () => undefined, liveAssembly: () => assemblies++ },
-    })
+    const built = await buildTestApp(
+      t,
+      { ...demo.env, PLAN_FROM_SNAPSHOT: 'no' },
+      {
+        observe: { cache: () => undefined, source: () => undefined, liveAssembly: () => assemblies++ },
+      },
+    )
     apps.push(built)
     const responses = await Promise.all(Array.from({ length: 100 }, () => built.app.inject('/plan?top=11')))
     expect(responses.every((r) => r.statusCode === 200)).toBe(true)
