@@ -1,11 +1,9 @@
 import type { Command } from 'commander'
-import { createServices } from '../compose.js'
 import { loadConfig } from '../config.js'
 import { DEMO_DEFAULTS } from '../jobs/demo/generate.js'
 import { runDemo } from '../jobs/demo.job.js'
 import { closeOnSignals, startServer } from '../server.js'
-import { openStore } from '../storage/store.js'
-import { cliLogger } from './context.js'
+import { cliLogger, withContext } from './context.js'
 import { parseIntIn } from './options.js'
 import { terminalProgress } from './progress.js'
 
@@ -29,29 +27,14 @@ export function registerDemoCommand(program: Command): void {
     .option('--regenerate', 'generate and import again even if this demo is already loaded', false)
     .option('--serve', 'start the service afterwards (in the foreground)', false)
     .action(async (opts: DemoCliOptions) => {
+      await withContext(async ({ services, store, signal }) => {
+        const result = await runDemo(services, store, terminalProgress(), { ...opts }, signal)
+        console.error(result.summary)
+      })
+      if (!opts.serve) return
       const config = loadConfig()
       const log = cliLogger(config)
-      const store = await openStore(config, log)
-      const services = createServices(config, log, store, { progress: terminalProgress() })
-      const controller = new AbortController()
-      const abort = (): void => controller.abort(new Error('interrupted'))
-      process.once('SIGINT', abort)
-      try {
-        const result = await runDemo(services, store, terminalProgress(), { ...opts }, controller.signal)
-        console.error(result.summary)
-      } catch (err) {
-        await services.close()
-        await store.close()
-        throw err
-      } finally {
-        process.off('SIGINT', abort)
-      }
-      await services.close()
-      if (!opts.serve) {
-        await store.close()
-        return
-      }
-      const server = await startServer(config, log, store)
+      const server = await startServer(config, log)
       console.error(
         `serving the demo plan at ${server.url}/plan (viewer at ${server.url}/, API docs at ${server.url}/docs)`,
       )

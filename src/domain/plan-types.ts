@@ -47,19 +47,22 @@ export type ReasonCode = ScreenReason | SelectionReason | 'not_in_tier_table'
 export type Decision = 'main' | 'observe' | 'reject' | 'absent'
 
 /** A screened main- or observe-tier row, as kept in the snapshot's `_full`. */
-export interface FullRow {
-  readonly code: string
-  readonly name: string
-  readonly rank: number
-  readonly score: number
-  readonly tier: Tier
-  readonly theme: string | null
-  readonly segment: string | null
-  readonly track: string | null
-  readonly upside: number | null
-  readonly heat: number | null
-  readonly transmission: number | null
-  readonly graph_evidence: readonly EvidenceEdge[]
+export interface FullRow
+  extends Pick<
+    TierRow,
+    | 'code'
+    | 'name'
+    | 'rank'
+    | 'score'
+    | 'tier'
+    | 'theme'
+    | 'segment'
+    | 'track'
+    | 'upside'
+    | 'heat'
+    | 'transmission'
+    | 'graph_evidence'
+  > {
   readonly logic_state: string | null
   readonly logic_days: number | null
 }

@@ -1,4 +1,5 @@
-import { BUILD_RULES, type Tier, tierOf } from './build-rules.js'
+import { BUILD_RULES, tierOf } from './build-rules.js'
+import type { TierRow } from './plan-types.js'
 import { percentileRanks } from './rank.js'
 import { mean, roundTo as round } from './stats.js'
 import { eventEma, type ThemeEvent, themeHeat } from './theme-heat.js'
@@ -47,25 +48,9 @@ export interface BuildInput {
   readonly facts: ReadonlyMap<string, StockFacts>
 }
 
-export interface ScoredStock {
-  readonly code: string
-  readonly name: string
-  readonly score: number
-  readonly rank: number
-  readonly tier: Tier
-  readonly theme: string | null
-  readonly segment: string | null
-  readonly track: string | null
-  readonly upside: number | null
-  readonly heat: number | null
-  readonly transmission: number | null
-  readonly graph_evidence: ReadonlyArray<Omit<Edge, 'code'>>
+/** A tier row as the build produces it: every stock scored has a close on the date. */
+export interface ScoredStock extends TierRow {
   readonly close: number
-  readonly is_suspended: boolean
-  readonly is_st: boolean
-  readonly listed_days: number
-  readonly amount_ma20: number
-  readonly invalidated: boolean
 }
 
 interface LastBar {
