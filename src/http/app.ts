@@ -5,7 +5,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import type { Services } from '../compose.js'
 import { createMetrics, type Metrics } from '../services/metrics.js'
 import { installAccessLog } from './plugins/access-log.js'
-import { installErrorHandler } from './plugins/error-handler.js'
+import { clientErrorHandler, frameworkErrors, installErrorHandler } from './plugins/error-handler.js'
 import datesRoutes from './routes/dates.routes.js'
 import healthRoutes from './routes/health.routes.js'
 import logicStateRoutes from './routes/logic-state.routes.js'
@@ -31,6 +31,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     routerOptions: { maxParamLength: 200 },
     bodyLimit: 1024 * 1024,
     requestTimeout: 120_000,
+    // errors answered before routing, and requests node's parser refuses, are {detail} too
+    frameworkErrors,
+    clientErrorHandler,
     ajv: {
       customOptions: {
         coerceTypes: true,

@@ -1,4 +1,6 @@
-import type { FastifyError, FastifyInstance } from 'fastify'
+import { STATUS_CODES } from 'node:http'
+import type { Duplex } from 'node:stream'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { AppError } from '../../errors.js'
 
 interface ValidationIssue {
@@ -61,4 +63,36 @@ export function installErrorHandler(app: FastifyInstance): void {
   app.setNotFoundHandler((req, reply) =>
     reply.code(404).send({ detail: `Not Found: ${req.method} ${req.url.split('?')[0]}` }),
   )
+}
+
+/**
+ * Fastify's `frameworkErrors` option: what it answers before routing (a malformed percent-escape in the path,
+ * 400; an over-long path parameter, 414) as `{detail}` like every other error, instead of its own body.
+ */
+export function frameworkErrors(err: FastifyError, _req: FastifyRequest, reply: FastifyReply): void {
+  const detail = err.message.length > 300 ? `${err.message.slice(0, 300)}...` : err.message
+  reply.code(err.statusCode ?? 400).send({ detail })
+}
+
+/**
+ * Fastify's `clientErrorHandler` option: requests node's HTTP parser refuses (request line and headers over
+ * the size limit: 431; a request that took too long: 408; anything malformed: 400) answered `{detail}` on the
+ * raw socket, then the connection is closed, as Fastify's default handler does with its own body.
+ */
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return
+  const [status, detail] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'request line and headers exceed the size limit']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'request timed out']
+        : [400, 'malformed HTTP request']
+  const body = JSON.stringify({ detail })
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `Content-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
+    )
+  }
+  socket.destroy(err)
 }
