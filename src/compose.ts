@@ -74,10 +74,15 @@ export function createServices(
   const files = createPlanFiles(config.planDataDir)
   const assembler = createPlanAssembler({ inputs, planVersion: config.planVersion, now })
   const snapshots = createSnapshotMeta({ files, log })
+  const forgetPlan = (date: string): void => {
+    snapshots.forget(date)
+    plans.forgetDate(date)
+  }
   const latestDate = createLatestDate({
     url: options.listen ? store.url : undefined,
     query: () => tiers.latestDate(),
     log,
+    onPlanWritten: forgetPlan,
   })
   const plans = createPlanService({
     assembler,
@@ -111,7 +116,7 @@ export function createServices(
           planVersion: config.planVersion,
           codeVersion: version,
           now,
-          onPlanWritten: (date) => snapshots.forget(date),
+          onPlanWritten: forgetPlan,
         },
         args,
         signal,

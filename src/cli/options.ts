@@ -1,12 +1,8 @@
 import { InvalidArgumentError } from 'commander'
-
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/
+import { isIsoDate } from '../domain/iso-date.js'
 
 export function parseIsoDate(value: string): string {
-  const date = new Date(`${value}T00:00:00Z`)
-  if (!ISO_DATE.test(value) || Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value) {
-    throw new InvalidArgumentError('expected a real date as YYYY-MM-DD')
-  }
+  if (!isIsoDate(value)) throw new InvalidArgumentError('expected a real date as YYYY-MM-DD')
   return value
 }
 

@@ -1,9 +1,12 @@
 import type { PlanBody, PlanRow } from './plan-types.js'
 import type { Market, Regime } from './regime.js'
 
-/** Data text made safe for a Markdown table cell: no HTML, no pipes, no line breaks. */
+/** Data text made safe for a Markdown table cell: no HTML, no pipes, no links or images, no line breaks. */
 export function escapeMarkdown(text: string): string {
   return text
+    .replaceAll('\\', '\\\\')
+    .replaceAll('[', '\\[')
+    .replaceAll(']', '\\]')
     .replaceAll('&', '&amp;')
     .replaceAll('<', '&lt;')
     .replaceAll('>', '&gt;')

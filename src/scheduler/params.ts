@@ -1,17 +1,9 @@
+import { isIsoDate } from '../domain/iso-date.js'
 import type { DateArgs } from '../jobs/job.js'
 
 export type ParsedParams =
   | { readonly ok: true; readonly args: DateArgs }
   | { readonly ok: false; readonly error: string }
-
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/
-
-function isRealDate(text: string): boolean {
-  if (!ISO_DATE.test(text)) return false
-  const [y, m, d] = text.split('-').map(Number) as [number, number, number]
-  const date = new Date(Date.UTC(y, m - 1, d))
-  return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d
-}
 
 const EXPECTED = 'expected {"tradeDate":"YYYY-MM-DD"} or blank'
 
@@ -27,8 +19,8 @@ function quote(raw: string): string {
 export function parseExecutorParams(raw: string): ParsedParams {
   const text = raw.trim()
   if (text === '') return { ok: true, args: {} }
-  if (ISO_DATE.test(text)) {
-    return isRealDate(text)
+  if (/^\d{4}-\d{2}-\d{2}$/.test(text)) {
+    return isIsoDate(text)
       ? { ok: true, args: { date: text } }
       : { ok: false, error: `invalid executorParams: ${text} is not a real date` }
   }
@@ -53,7 +45,7 @@ export function parseExecutorParams(raw: string): ParsedParams {
   if (tradeDate === undefined || tradeDate === null || (typeof tradeDate === 'string' && tradeDate.trim() === '')) {
     return { ok: true, args: {} }
   }
-  if (typeof tradeDate !== 'string' || !isRealDate(tradeDate.trim())) {
+  if (typeof tradeDate !== 'string' || !isIsoDate(tradeDate.trim())) {
     return {
       ok: false,
       error: `invalid executorParams: tradeDate must be a real YYYY-MM-DD date, got ${JSON.stringify(tradeDate)}`,

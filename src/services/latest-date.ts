@@ -2,6 +2,7 @@ import pg from 'pg'
 import type { Logger } from '../logger.js'
 
 export const TIER_DATES_CHANNEL = 'stockplan_tier_dates'
+export const PLAN_WRITTEN_CHANNEL = 'stockplan_plan_written'
 
 export interface LatestDate {
   /** The latest date of the tier score table; throws when it cannot be known. */
@@ -21,6 +22,8 @@ export function createLatestDate(deps: {
   url?: string
   query: () => Promise<string | undefined>
   log: Logger
+  /** Called with the date whenever any process writes a date's plan (per-stock daily rows). */
+  onPlanWritten?: (date: string) => void
 }): LatestDate {
   let known = false
   let value: string | undefined
@@ -64,13 +67,17 @@ export function createLatestDate(deps: {
     }
     c.on('error', lost)
     c.on('end', lost)
-    c.on('notification', () => {
+    c.on('notification', (message) => {
+      if (message.channel === PLAN_WRITTEN_CHANNEL) {
+        if (message.payload) deps.onPlanWritten?.(message.payload)
+        return
+      }
       changes++
       known = false
     })
     try {
       await c.connect()
-      await c.query(`listen ${TIER_DATES_CHANNEL}`)
+      await c.query(`listen ${TIER_DATES_CHANNEL}; listen ${PLAN_WRITTEN_CHANNEL}`)
       client = c
       listening = true
       changes++

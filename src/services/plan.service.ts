@@ -145,6 +145,11 @@ export function createPlanService(deps: PlanServiceDeps) {
       return file
     },
 
+    /** A date's plan was rewritten: its cached cuts are stale. */
+    forgetDate(date: string): void {
+      for (const key of cache.keys()) if (key.startsWith(`${date}|`)) cache.delete(key)
+    },
+
     renderMarkdown: (result: PlanResult): string =>
       renderPlanMarkdown(result.body, result.meta.regime, result.meta.market),
     clearCache: (): void => cache.clear(),

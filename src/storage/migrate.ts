@@ -1,12 +1,14 @@
 import type { Kysely, Migration, MigrationProvider, MigrationResultSet } from 'kysely'
 import { Migrator } from 'kysely'
 import * as initial from './migrations/0001-initial.js'
+import * as planWrittenNotify from './migrations/0002-plan-written-notify.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations are frozen in time and typed against no schema (kysely's advice)
 type AnyDb = Kysely<any>
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': initial,
+  '0002-plan-written-notify': planWrittenNotify,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }

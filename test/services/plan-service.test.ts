@@ -81,6 +81,31 @@ describe('plan service on the demo market', () => {
     await base.close()
   })
 
+  it("drops a date's cached plans when any process rewrites that date's plan", async () => {
+    const s = services({}, true)
+    const date = demo.planned.at(-1)!
+    const sizes = { top: 20, obs_top: 10, theme_cap: 5 }
+    const first = await s.plans.getPlan({ date, sizes, nocache: false })
+    expect((await s.plans.getPlan({ date, sizes, nocache: false })).cache).toBe('hit')
+    await s.steps.plan({ date }, new AbortController().signal)
+    const afterOwn = await s.plans.getPlan({ date, sizes, nocache: false })
+    expect(afterOwn.cache).toBe('miss')
+    expect(afterOwn.body.generated_at).not.toBe(first.body.generated_at)
+
+    await run(process.execPath, ['bin/stockplan.js', 'plan', '--date', date], {
+      env: { ...process.env, DATABASE_URL: t.url, PLAN_DATA_DIR: demo.planDataDir, LOG_LEVEL: 'silent' },
+    })
+    const deadline = Date.now() + 5000
+    let latest = await s.plans.getPlan({ date, sizes, nocache: false })
+    while (latest.cache === 'hit' && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50))
+      latest = await s.plans.getPlan({ date, sizes, nocache: false })
+    }
+    expect(latest.cache).toBe('miss')
+    expect(latest.body.generated_at).not.toBe(afterOwn.body.generated_at)
+    await s.close()
+  })
+
   it('sees a new data date at once, from this process and from another one', async () => {
     const s = services({}, true)
     const sizes = { top: 20, obs_top: 10, theme_cap: 5 }
