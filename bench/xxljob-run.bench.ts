@@ -45,7 +45,7 @@ const trigger = (logId: number) => ({
 const base_id = Date.now()
 const started = performance.now()
 await post('run', trigger(base_id))
-await new Promise((r) => setTimeout(r, 300)) // the chain is now building
+await new Promise((r) => setTimeout(r, 300)) // the chain process is starting
 let stall = 0
 let tick = performance.now()
 const monitor = setInterval(() => {
@@ -59,9 +59,12 @@ for (let i = 1; i <= calls; i++) {
   const res = await post('run', trigger(base_id + i))
   await res.text()
   times.push(performance.now() - t0)
+  await new Promise((r) => setTimeout(r, 100)) // spread the calls over the whole chain (about 5 s)
 }
 clearInterval(monitor)
 const busy = ((await (await post('idleBeat', { jobId: 7 })).json()) as { code: number }).code === 500
+const log = (await (await post('log', { logId: base_id, fromLineNum: 1 })).json()) as { content: { logContent: string } }
+console.log(`run log of the chain so far:\n${log.content.logContent.trim()}`)
 console.log(
   `/run while a dailyPlanChain runs (chain busy during the calls: ${busy}): median ${median(times).toFixed(1)} ms, p99 ${p99(times).toFixed(1)} ms, max ${Math.max(...times).toFixed(1)} ms over ${calls} calls; longest event-loop stall meanwhile ${stall.toFixed(0)} ms`,
 )

@@ -1,11 +1,15 @@
 import type { Services } from './compose.js'
+import { jobEnvironment, runCliJob } from './jobs/child-job.js'
 import type { HandlerName, RunHandler, XxlJobExecutor, XxlJobTiming } from './scheduler/index.js'
 import { createXxlJobExecutor } from './scheduler/index.js'
 import type { Metrics } from './services/metrics.js'
 
 const RESULT: Record<number, string> = { 200: 'success', 500: 'failure', 502: 'timeout' }
 
-/** The XXL-JOB handlers call the same job functions as the CLI; undefined when no trigger key is set. */
+/**
+ * The XXL-JOB executor; undefined when no trigger key is set. Its handlers run the same job functions as the CLI,
+ * through the CLI, in a child process each, so a chain never stalls the server's event loop.
+ */
 export function createScheduler(
   services: Services,
   metrics: Metrics,
@@ -13,21 +17,17 @@ export function createScheduler(
 ): XxlJobExecutor | undefined {
   const { config } = services
   if (!config.xxlJob.accessToken) return undefined
+  const url = services.store.url
+  if (!url) throw new Error('the scheduler runs jobs in child processes and needs the store URL')
+  const env = jobEnvironment(config, url)
+  const dateArgs = (date: string | undefined): string[] => (date ? ['--date', date] : [])
   const step =
     (name: 'build' | 'plan' | 'push-pool'): RunHandler =>
-    async (args, ctx) => {
-      await ctx.log(`[${name}] start`)
-      const result = await services.steps[name](args, ctx.signal)
-      await ctx.log(`[${name}] ok ${result.summary}`)
-      return result
-    }
+    (args, ctx) =>
+      runCliJob([name, ...dateArgs(args.date)], env, ctx)
   const handlers: Record<HandlerName, RunHandler> = {
     dailyPlanChain: (args, ctx) =>
-      services.chain(args, ctx.signal, {
-        refuseIfBusy: ctx.refuseIfBusy,
-        draining: ctx.draining,
-        onStep: (name, event, detail) => ctx.log(`[${name}] ${event}${detail ? ` ${detail}` : ''}`),
-      }),
+      runCliJob(['chain', ...dateArgs(args.date), ...(ctx.refuseIfBusy ? ['--no-wait'] : [])], env, ctx),
     build: step('build'),
     plan: step('plan'),
     pushPool: step('push-pool'),

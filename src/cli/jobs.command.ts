@@ -16,7 +16,9 @@ export function registerJobCommands(program: Command): void {
       .option('--date <YYYY-MM-DD>', 'data date (default: the latest the data allows)', parseIsoDate)
       .action((opts: { date?: string }) =>
         withContext(async ({ services, signal }) => {
+          process.stderr.write(`[${name}] start\n`)
           const result = await services.steps[name]({ date: opts.date }, signal)
+          process.stderr.write(`[${name}] ok ${result.summary}\n`)
           console.log(result.summary)
         }),
       )
@@ -28,14 +30,24 @@ export function registerJobCommands(program: Command): void {
     .option('--no-wait', 'refuse instead of waiting when another process runs the chain for the date')
     .action((opts: { date?: string; wait: boolean }) =>
       withContext(async ({ services, signal }) => {
-        const result = await services.chain({ date: opts.date }, signal, {
-          refuseIfBusy: !opts.wait,
-          onStep: (step, event, detail) => {
-            if (event === 'start') process.stderr.write(`chain: ${step} ...\n`)
-            else process.stderr.write(`chain: ${detail ?? `${step} ok`}\n`)
-          },
-        })
-        console.log(result.summary)
+        // SIGUSR2: the service that started this run is shutting down; stop before the next step
+        let draining = false
+        const drain = (): void => {
+          draining = true
+        }
+        process.on('SIGUSR2', drain)
+        try {
+          const result = await services.chain({ date: opts.date }, signal, {
+            refuseIfBusy: !opts.wait,
+            draining: () => draining,
+            onStep: (step, event, detail) => {
+              process.stderr.write(`[${step}] ${event}${detail ? ` ${detail}` : ''}\n`)
+            },
+          })
+          console.log(result.summary)
+        } finally {
+          process.off('SIGUSR2', drain)
+        }
       }),
     )
 }

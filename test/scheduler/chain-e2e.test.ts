@@ -6,6 +6,7 @@ import { createLogger } from '../../src/logger.js'
 import type { XxlJobExecutor } from '../../src/scheduler/index.js'
 import { createScheduler } from '../../src/scheduler-wiring.js'
 import { createMetrics } from '../../src/services/metrics.js'
+import { withChainLock } from '../../src/storage/chain-lock.js'
 import { testConfig } from '../support/config.js'
 import { type DemoMarket, seedDemoMarket } from '../support/demo-market.js'
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
@@ -91,5 +92,42 @@ describe('XXL-JOB dailyPlanChain with the real jobs', () => {
     const callback = await until(() => admin.accepted().find((c) => c.logId === 5002))
     expect(callback.handleCode).toBe(500)
     expect(callback.handleMsg).toMatch(/^build failed: no daily bars on 2001-01-02/)
+  })
+  // last: it closes the executor
+  it('stops a running chain at the next step boundary when the executor closes, and reports the run', async () => {
+    const date = demo.calendar.at(-1)!
+    // hold the date's chain lock, so the run is between steps (waiting to start) when the executor closes
+    let release!: () => void
+    const holding = withChainLock(
+      t.pool,
+      date,
+      'wait',
+      new AbortController().signal,
+      () =>
+        new Promise<void>((r) => {
+          release = r
+        }),
+    )
+    await app.inject({
+      method: 'POST',
+      url: '/api/v1/xxljob/run',
+      headers: { 'XXL-JOB-ACCESS-TOKEN': TOKEN },
+      payload: triggerParam(5003, {
+        jobId: 3,
+        executorHandler: 'dailyPlanChain',
+        executorParams: JSON.stringify({ tradeDate: date }),
+      }),
+    })
+    await new Promise((r) => setTimeout(r, 1500)) // the chain process is up and waiting for the lock
+    const closing = executor.close()
+    await new Promise((r) => setTimeout(r, 500)) // the drain request has reached it
+    release()
+    await holding
+    await closing
+    const callback = await until(() => admin.accepted().find((c) => c.logId === 5003))
+    expect(callback.handleCode).toBe(500)
+    expect(callback.handleMsg).toMatch(/shutting down/)
+    const lines = await t.db.selectFrom('chain_run_lines').select('text').where('log_id', '=', 5003).execute()
+    expect(lines.map((l) => l.text).join('\n')).not.toContain('[build] start')
   })
 })

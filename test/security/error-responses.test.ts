@@ -85,7 +85,7 @@ function expectClean(res: LightMyRequestResponse, what: string): void {
 
 /** The whole app, scheduler entry included, over `store`; `override` replaces services the test breaks. */
 async function appOver(
-  store: DbHandle,
+  store: DbHandle & { url?: string },
   override: (s: Services) => Partial<Services> = () => ({}),
 ): Promise<FastifyInstance> {
   const config = testConfig({ XXLJOB_ACCESS_TOKEN: TOKEN, PLAN_DATA_DIR: '/nonexistent/stockplan-plan-dir' })
@@ -145,7 +145,7 @@ describe('no stack trace or SQL in any response', () => {
   it('with a database that is not there: 503/500 {detail}, /health ok:false, scheduler {code, msg}', async () => {
     const dead = createDb(DEAD_DATABASE_URL, createLogger({ logLevel: 'silent' }))
     handles.push(dead)
-    const app = await appOver(dead)
+    const app = await appOver({ ...dead, url: DEAD_DATABASE_URL })
     apps.push(app)
     const responses = await sweep(app, 'dead db')
     const health = (await app.inject('/health')).json() as Record<string, unknown>
