@@ -18,8 +18,13 @@ function packageVersion(): string {
   return pkg.version
 }
 
+let cached: string | undefined
+
 /** The code version written into builds and daily rows: package version plus the git commit when known. */
 export function codeVersion(): string {
-  const commit = process.env.STOCKPLAN_COMMIT ?? gitCommit()
-  return commit ? `${packageVersion()}+${commit}` : packageVersion()
+  if (cached === undefined) {
+    const commit = process.env.STOCKPLAN_COMMIT ?? gitCommit()
+    cached = commit ? `${packageVersion()}+${commit}` : packageVersion()
+  }
+  return cached
 }
