@@ -1,0 +1,58 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type DemoMarket, seedDemoMarket } from '../support/demo-market.js'
+import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
+
+describe('build job', () => {
+  let t: TestDatabase
+  let demo: DemoMarket
+  beforeAll(async () => {
+    t = await createTestDatabase()
+    demo = await seedDemoMarket(t, { stocks: 200, days: 70, history: 1 })
+  })
+  afterAll(async () => {
+    await demo.cleanup()
+    await t.drop()
+  })
+
+  const signal = new AbortController().signal
+  const stale = async (date: string) =>
+    (
+      await t.db
+        .selectFrom('builds')
+        .select('stale')
+        .where('trade_date', '=', date)
+        .orderBy('finished_at', 'desc')
+        .executeTakeFirstOrThrow()
+    ).stale
+
+  it('records complete inputs with an empty stale text and replaces the date on a rerun', async () => {
+    const date = demo.calendar.at(-1)!
+    const first = await demo.services.steps.build({ date }, signal)
+    expect(await stale(date)).toBe('')
+    const second = await demo.services.steps.build({ date }, signal)
+    expect(second.buildId).not.toBe(first.buildId)
+    const rows = await t.db.selectFrom('tier_scores').select(['build_id']).where('trade_date', '=', date).execute()
+    expect(rows.length).toBe(first.counts.scored)
+    expect(new Set(rows.map((r) => r.build_id))).toEqual(new Set([second.buildId]))
+  })
+
+  it('says why inputs were incomplete: missing bars and old theme events', async () => {
+    const date = demo.calendar.at(-1)!
+    const codes = (
+      await t.db.selectFrom('daily_bars').select('code').where('trade_date', '=', date).limit(3).execute()
+    ).map((r) => r.code)
+    await t.db.deleteFrom('daily_bars').where('trade_date', '=', date).where('code', 'in', codes).execute()
+    const cutoff = demo.calendar.at(-10)!
+    await t.db.deleteFrom('theme_events').where('trade_date', '>', cutoff).execute()
+    const result = await demo.services.steps.build({ date }, signal)
+    expect(result.stale).toMatch(/3 listed stocks have no bar on/)
+    expect(result.stale).toMatch(new RegExp(`theme events last on ${cutoff}`))
+    expect(await stale(date)).toBe(result.stale)
+  })
+
+  it('refuses a date without bars with what to do', async () => {
+    await expect(demo.services.steps.build({ date: '2001-01-02' }, signal)).rejects.toThrow(
+      /no daily bars on 2001-01-02: import/,
+    )
+  })
+})
