@@ -1,12 +1,17 @@
 import { randomBytes } from 'node:crypto'
 import os from 'node:os'
-import type { FastifyPluginAsync } from 'fastify'
-import type { Config } from '../config.js'
 import { errorText } from '../errors.js'
 import { type DateArgs, JobAbortedError } from '../jobs/job.js'
-import type { Logger } from '../logger.js'
-import type { Db } from '../storage/db.js'
 import { createAdminClient } from './admin-client.js'
+import {
+  DEFAULT_TIMING,
+  HANDLER_NAMES,
+  type HandlerName,
+  type RunContext,
+  type XxlJobDeps,
+  type XxlJobExecutor,
+  type XxlJobTiming,
+} from './contract.js'
 import { createJobSlots } from './job-slots.js'
 import { createOutbox } from './outbox.js'
 import { parseExecutorParams } from './params.js'
@@ -32,8 +37,17 @@ import { createRegistration } from './registration.js'
 import { createRunLogWriter, type RunLogWriter, splitStep, textLines, toLogResult } from './run-log.js'
 import { createRunStore, type RunResult } from './run-store.js'
 
-export type HandlerName = 'dailyPlanChain' | 'build' | 'plan' | 'pushPool'
-export const HANDLER_NAMES: readonly HandlerName[] = ['dailyPlanChain', 'build', 'plan', 'pushPool']
+export {
+  DEFAULT_TIMING,
+  type ExecutorStatus,
+  HANDLER_NAMES,
+  type HandlerName,
+  type RunContext,
+  type RunHandler,
+  type XxlJobDeps,
+  type XxlJobExecutor,
+  type XxlJobTiming,
+} from './contract.js'
 
 /** The step a handler's untagged log lines and failures are attributed to until it logs a `[step] ...` line. */
 const DEFAULT_STEP: Record<HandlerName, string> = {
@@ -41,85 +55,6 @@ const DEFAULT_STEP: Record<HandlerName, string> = {
   build: 'build',
   plan: 'plan',
   pushPool: 'push-pool',
-}
-
-export interface RunContext {
-  /** Fires on kill, COVER_EARLY, timeout and a shutdown that outlasted the drain; its reason is a JobAbortedError. */
-  readonly signal: AbortSignal
-  /** Appends to the run log (what `/log` shows). `[step] text` names the current step; `\n` splits lines. */
-  readonly log: (line: string) => Promise<void> | void
-  /** true for DISCARD_LATER: the handler must refuse rather than wait when another replica holds the date's lock */
-  readonly refuseIfBusy: boolean
-  /** set when the service shuts down: handlers stop at the next step boundary (throw a JobAbortedError there) */
-  readonly draining: () => boolean
-}
-
-/** Resolves with the one-line summary sent as the callback's handleMsg; throws to fail the run. */
-export type RunHandler = (args: DateArgs, ctx: RunContext) => Promise<{ summary: string }>
-
-/** Every delay of the executor; tests shorten them. */
-export interface XxlJobTiming {
-  /** Callback retry backoff per attempt; the last one repeats. */
-  readonly retryDelaysMs: readonly number[]
-  readonly registryIntervalMs: number
-  /** How often this executor beats its live runs' heartbeat and sweeps for dead executors' runs. */
-  readonly heartbeatIntervalMs: number
-  /** A live run whose heartbeat is older than this belongs to a dead executor and is closed as failed. */
-  readonly staleRunAfterMs: number
-  /** close(): how long running handlers get to stop at a step boundary before they are aborted. */
-  readonly drainTimeoutMs: number
-  /** After an abort (kill, cover, timeout, shutdown): how long the handler gets to return before the run is closed anyway. */
-  readonly abortGraceMs: number
-  /** Per admin call (connect + reply), the Java executor's 3 s. */
-  readonly adminTimeoutMs: number
-  /** Longest idle wait of the callback loop. */
-  readonly outboxPollMs: number
-  /** How long a callback claimed for sending stays invisible to other replicas; above every retry delay. */
-  readonly outboxLeaseMs: number
-}
-
-export const DEFAULT_TIMING: XxlJobTiming = Object.freeze({
-  retryDelaysMs: Object.freeze([1_000, 5_000, 30_000]),
-  registryIntervalMs: 30_000,
-  heartbeatIntervalMs: 10_000,
-  staleRunAfterMs: 60_000,
-  drainTimeoutMs: 10_000,
-  abortGraceMs: 5_000,
-  adminTimeoutMs: 3_000,
-  outboxPollMs: 30_000,
-  outboxLeaseMs: 120_000,
-})
-
-export interface XxlJobDeps {
-  readonly db: Db
-  readonly log: Logger
-  readonly config: Config['xxlJob']
-  readonly handlers: Record<HandlerName, RunHandler>
-  readonly now?: () => Date
-  readonly fetch?: typeof fetch
-  /** Called once per closed run with its handleCode (200, 500, 502): a metrics counter. */
-  readonly onRunFinished?: (handleCode: number) => void
-  readonly timing?: Partial<XxlJobTiming>
-  /** Identifies this process as the owner of its runs; default `host:pid:random`. */
-  readonly instanceId?: string
-}
-
-export interface ExecutorStatus {
-  readonly running: number
-  readonly queued: number
-  /** Callbacks not yet acknowledged by an admin (the last known count if the database cannot be read). */
-  readonly outboxPending: number
-}
-
-export interface XxlJobExecutor {
-  /** Register with `{ prefix: '/api/v1/xxljob' }`, only when `config.accessToken` is set (it throws otherwise). */
-  readonly plugin: FastifyPluginAsync
-  /** Closes dead executors' runs, resumes callback delivery and starts the registry beat. */
-  start(): Promise<void>
-  /** Drains: refuses new runs, fails queued ones, lets running ones stop (bounded), flushes callbacks, deregisters. */
-  close(): Promise<void>
-  status(): Promise<ExecutorStatus>
-  readonly instanceId: string
 }
 
 interface Outcome {

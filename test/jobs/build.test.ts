@@ -32,7 +32,7 @@ describe('build job', () => {
     const second = await demo.services.steps.build({ date }, signal)
     expect(second.buildId).not.toBe(first.buildId)
     const rows = await t.db.selectFrom('tier_scores').select(['build_id']).where('trade_date', '=', date).execute()
-    expect(rows.length).toBe(first.counts.scored)
+    expect(rows.length).toBe((first.counts as { scored: number }).scored)
     expect(new Set(rows.map((r) => r.build_id))).toEqual(new Set([second.buildId]))
   })
 
