@@ -37,18 +37,6 @@ import { createRegistration } from './registration.js'
 import { createRunLogWriter, type RunLogWriter, splitStep, textLines, toLogResult } from './run-log.js'
 import { createRunStore, type RunResult } from './run-store.js'
 
-export {
-  DEFAULT_TIMING,
-  type ExecutorStatus,
-  HANDLER_NAMES,
-  type HandlerName,
-  type RunContext,
-  type RunHandler,
-  type XxlJobDeps,
-  type XxlJobExecutor,
-  type XxlJobTiming,
-} from './contract.js'
-
 /** The step a handler's untagged log lines and failures are attributed to until it logs a `[step] ...` line. */
 const DEFAULT_STEP: Record<HandlerName, string> = {
   dailyPlanChain: 'chain',

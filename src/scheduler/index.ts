@@ -1,6 +1,5 @@
 /** The XXL-JOB executor: `createXxlJobExecutor(deps)` gives the Fastify plugin (mount under `/api/v1/xxljob`) and its lifecycle. */
 export {
-  createXxlJobExecutor,
   DEFAULT_TIMING,
   type ExecutorStatus,
   HANDLER_NAMES,
@@ -10,4 +9,5 @@ export {
   type XxlJobDeps,
   type XxlJobExecutor,
   type XxlJobTiming,
-} from './executor.js'
+} from './contract.js'
+export { createXxlJobExecutor } from './executor.js'

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { throwIfAborted } from '../../src/jobs/job.js'
-import type { RunHandler } from '../../src/scheduler/executor.js'
+import type { RunHandler } from '../../src/scheduler/index.js'
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
 import { type FakeAdmin, startFakeAdmin } from './fake-admin.js'
 import {

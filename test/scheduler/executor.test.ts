@@ -2,7 +2,7 @@ import Fastify from 'fastify'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { JobAbortedError } from '../../src/jobs/job.js'
 import { createLogger } from '../../src/logger.js'
-import { createXxlJobExecutor, type RunHandler } from '../../src/scheduler/executor.js'
+import { createXxlJobExecutor, type RunHandler } from '../../src/scheduler/index.js'
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
 import { type FakeAdmin, startFakeAdmin } from './fake-admin.js'
 import {

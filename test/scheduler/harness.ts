@@ -12,7 +12,7 @@ import {
   type RunHandler,
   type XxlJobExecutor,
   type XxlJobTiming,
-} from '../../src/scheduler/executor.js'
+} from '../../src/scheduler/index.js'
 import type { Db } from '../../src/storage/db.js'
 
 export const TOKEN = 'tok-9f8e7d6c5b4a-secret'
