@@ -10,7 +10,7 @@
  */
 import path from 'node:path'
 import { buildApp } from '../src/http/app.js'
-import { benchMarket, flag, median, p99, timed } from './support.js'
+import { benchMarket, ensurePlanned, flag, median, p99, timed } from './support.js'
 
 const stocks = flag('stocks', 5000)
 const days = flag('days', 250)
@@ -22,18 +22,7 @@ const signal = new AbortController().signal
 const [planned1, planned2, unplanned] = calendar.slice(-3) as [string, string, string]
 
 async function ensureDays(): Promise<void> {
-  for (const date of [planned1, planned2]) {
-    const stored = await store.db
-      .selectFrom('stock_daily')
-      .select('code')
-      .where('trade_date', '=', date)
-      .limit(1)
-      .execute()
-    if (stored.length === 0) {
-      const [, ms] = await timed(() => services.chain({ date }, signal))
-      console.log(`chain ${date}: ${(ms / 1000).toFixed(1)} s`)
-    }
-  }
+  await ensurePlanned(market, [planned1, planned2], signal)
   const tier = await store.db
     .selectFrom('tier_scores')
     .select('code')

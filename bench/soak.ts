@@ -158,6 +158,8 @@ interface RssSample {
   readonly t: number
   readonly rss: number
   readonly heap: number
+  readonly heapTotal: number
+  readonly external: number
 }
 
 /** Samples this process's RSS and heap every second until stopped. */
@@ -166,7 +168,13 @@ function sampleMemory(): { stop: () => RssSample[] } {
   const samples: RssSample[] = []
   const take = (): void => {
     const m = process.memoryUsage()
-    samples.push({ t: (performance.now() - started) / 1000, rss: m.rss, heap: m.heapUsed })
+    samples.push({
+      t: (performance.now() - started) / 1000,
+      rss: m.rss,
+      heap: m.heapUsed,
+      heapTotal: m.heapTotal,
+      external: m.external,
+    })
   }
   take()
   const timer = setInterval(take, 1000)
@@ -210,12 +218,15 @@ function report(title: string, load: LoadResult, samples: readonly RssSample[]):
     )
   }
   console.log(
+    `server heap committed first ${mb(avg(first.map((s) => s.heapTotal)))}, last ${mb(avg(last.map((s) => s.heapTotal)))}; external first ${mb(avg(first.map((s) => s.external)))}, last ${mb(avg(last.map((s) => s.external)))}`,
+  )
+  console.log(
     `server RSS: peak ${mb(peak)}; first 10 s avg ${mb(avg(first.map((s) => s.rss)))}, last 10 s avg ${mb(avg(last.map((s) => s.rss)))} (growth ${growth.toFixed(1)}%); heap used first ${mb(avg(first.map((s) => s.heap)))}, last ${mb(avg(last.map((s) => s.heap)))}`,
   )
 }
 
 async function main(): Promise<void> {
-  const [{ benchMarket, flag, timed }, { createLogger }, { startServer }] = await Promise.all([
+  const [{ benchMarket, ensurePlanned, flag }, { createLogger }, { startServer }] = await Promise.all([
     import('./support.js'),
     import('../src/logger.js'),
     import('../src/server.js'),
@@ -231,18 +242,7 @@ async function main(): Promise<void> {
   const signal = new AbortController().signal
   const [previous, last] = calendar.slice(-2) as [string, string]
 
-  for (const date of [previous, last]) {
-    const stored = await store.db
-      .selectFrom('stock_daily')
-      .select('code')
-      .where('trade_date', '=', date)
-      .limit(1)
-      .execute()
-    if (stored.length === 0) {
-      const [, ms] = await timed(() => market.services.chain({ date }, signal))
-      console.log(`chain ${date}: ${(ms / 1000).toFixed(1)} s (setup)`)
-    }
-  }
+  await ensurePlanned(market, [previous, last], signal)
   await market.services.close()
 
   /** Codes of a day's tier table: lists of `size` codes, drawn across the ranks. */

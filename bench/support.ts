@@ -93,3 +93,18 @@ export async function autocannon(
   }
   return { rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.non2xx }
 }
+
+/** Runs the chain for each date whose plan was never written (reruns keep their stored plan). */
+export async function ensurePlanned(market: BenchMarket, dates: readonly string[], signal: AbortSignal): Promise<void> {
+  for (const date of dates) {
+    const stored = await market.store.db
+      .selectFrom('stock_daily')
+      .select('code')
+      .where('trade_date', '=', date)
+      .limit(1)
+      .execute()
+    if (stored.length > 0) continue
+    const [, ms] = await timed(() => market.services.chain({ date }, signal))
+    console.log(`chain ${date}: ${(ms / 1000).toFixed(1)} s (setup)`)
+  }
+}

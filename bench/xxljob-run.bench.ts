@@ -63,7 +63,9 @@ for (let i = 1; i <= calls; i++) {
 }
 clearInterval(monitor)
 const busy = ((await (await post('idleBeat', { jobId: 7 })).json()) as { code: number }).code === 500
-const log = (await (await post('log', { logId: base_id, fromLineNum: 1 })).json()) as { content: { logContent: string } }
+const log = (await (await post('log', { logId: base_id, fromLineNum: 1 })).json()) as {
+  content: { logContent: string }
+}
 console.log(`run log of the chain so far:\n${log.content.logContent.trim()}`)
 console.log(
   `/run while a dailyPlanChain runs (chain busy during the calls: ${busy}): median ${median(times).toFixed(1)} ms, p99 ${p99(times).toFixed(1)} ms, max ${Math.max(...times).toFixed(1)} ms over ${calls} calls; longest event-loop stall meanwhile ${stall.toFixed(0)} ms`,
