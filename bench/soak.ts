@@ -1,7 +1,7 @@
 /**
  * Soak on the full demo market: the real server (startServer) in this process, load from autocannon in a child
  * process. Prints figures; asserts nothing. Not part of the test run.
- *   npx tsx bench/soak.ts [--seconds 60 --connections 100] [--stocks 5000 --days 250] [--chain-process]
+ *   npx tsx bench/soak.ts [--seconds 60 --connections 100] [--stocks 5000 --days 250] [--chain-in-process]
  *
  * Request mix: one autocannon instance with `connections` connections; every request picks its endpoint at
  * random with the weights 70% cached GET /plan, 10% GET /plan?nocache=1, 10% GET /plan/verdict with 20 codes,
@@ -11,7 +11,7 @@
  * Phase 1: steady load with the last two days planned. Phase 2: the last day is taken back (its tier_scores,
  * builds and stock_daily rows and its snapshot, plan and pool files deleted), then the same load runs while
  * a chain for that date starts a third of the way in, in this process as the scheduler entry would run it
- * (or as a `stockplan chain` child process with --chain-process); afterwards GET /plan is polled until it
+ * (as a `stockplan chain` child process, as the scheduler entry runs it; in this process with --chain-in-process); afterwards GET /plan is polled until it
  * serves the new date. RSS of this (the server's) process is sampled every second.
  *
  * The market lives in its own embedded PostgreSQL (var/bench/soak-<stocks>x<days>), since phase 2 rewrites
@@ -235,7 +235,7 @@ async function main(): Promise<void> {
   const connections = flag('connections', 100)
   const stocks = flag('stocks', 5000)
   const days = flag('days', 250)
-  const chainProcess = process.argv.includes('--chain-process')
+  const chainProcess = !process.argv.includes('--chain-in-process')
   const root = path.resolve('var/bench', `soak-${stocks}x${days}`)
   const market = await benchMarket({ PG_DATA_DIR: path.join(root, 'pg'), PLAN_DATA_DIR: path.join(root, 'plan') })
   const { store, calendar } = market

@@ -43,7 +43,8 @@ export interface PlanResult {
   readonly source: PlanSource
   readonly cache: 'hit' | 'miss'
   readonly meta: SnapshotMeta
-  readonly json: string
+  /** The whole response body: the cached plan's bytes followed by this request's snapshot, regime and market. */
+  readonly bytes: Buffer
   readonly dateKey: string
 }
 
@@ -55,6 +56,17 @@ export function createPlanService(deps: PlanServiceDeps) {
   const cache = new TtlCache<CachedPlan>({ ttlMs: deps.cacheSec * 1000, max: PLAN_CACHE_MAX, now: deps.now })
   const flights = new SingleFlight<CachedPlan>()
   const fullFlights = new SingleFlight<{ full: FullPlan; source: PlanSource }>()
+  // The response bytes of a cached plan with the snapshot state they were last sent with: a hit under steady
+  // load sends the same buffer instead of building 50 KB of garbage per request. A new snapshot state is a new
+  // SnapshotMeta object, so the bytes are rebuilt as soon as the per-request part changes.
+  const composed = new WeakMap<CachedPlan, { meta: SnapshotMeta; bytes: Buffer }>()
+  function responseBytes(entry: CachedPlan, meta: SnapshotMeta): Buffer {
+    const last = composed.get(entry)
+    if (last?.meta === meta) return last.bytes
+    const bytes = Buffer.from(entry.jsonHead + meta.jsonTail)
+    composed.set(entry, { meta, bytes })
+    return bytes
+  }
 
   async function resolveDate(date: string | undefined): Promise<string> {
     if (date !== undefined) return date
@@ -125,7 +137,7 @@ export function createPlanService(deps: PlanServiceDeps) {
         source: entry.source,
         cache: hit ? 'hit' : 'miss',
         meta,
-        json: entry.jsonHead + meta.jsonTail,
+        bytes: responseBytes(entry, meta),
         dateKey: date,
       }
     },

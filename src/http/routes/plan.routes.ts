@@ -78,7 +78,7 @@ const planRoutes: FastifyPluginAsyncTypebox<PlanRouteDeps> = async (app, { plans
       if (q.format === 'md') {
         return reply.type('text/markdown; charset=utf-8').send(plans.renderMarkdown(result) as never)
       }
-      return reply.type('application/json; charset=utf-8').send(result.json as never)
+      return reply.type('application/json; charset=utf-8').send(result.bytes as never)
     },
   )
 
