@@ -10,9 +10,9 @@
  *
  * Phase 1: steady load with the last two days planned. Phase 2: the last day is taken back (its tier_scores,
  * builds and stock_daily rows and its snapshot, plan and pool files deleted), then the same load runs while
- * a chain for that date starts a third of the way in, in this process as the scheduler entry would run it
- * (as a `stockplan chain` child process, as the scheduler entry runs it; in this process with --chain-in-process); afterwards GET /plan is polled until it
- * serves the new date. RSS of this (the server's) process is sampled every second.
+ * a chain for that date starts a third of the way in, as a `stockplan chain` child process the way the scheduler
+ * entry runs it (in this process with --chain-in-process); afterwards GET /plan is polled until it serves the
+ * new date. RSS of this (the server's) process is sampled every second.
  *
  * The market lives in its own embedded PostgreSQL (var/bench/soak-<stocks>x<days>), since phase 2 rewrites
  * the last day. The server runs on benchMarket's store, so its pool has 20 connections (`stockplan serve`: 10).
