@@ -56,6 +56,13 @@ export function createPlanService(deps: PlanServiceDeps) {
   const cache = new TtlCache<CachedPlan>({ ttlMs: deps.cacheSec * 1000, max: PLAN_CACHE_MAX, now: deps.now })
   const flights = new SingleFlight<CachedPlan>()
   const fullFlights = new SingleFlight<{ full: FullPlan; source: PlanSource }>()
+  // The day's `_full` (up to a megabyte of JSON), kept like the plans themselves so that other sizes and the
+  // verdict lookups do not read and parse the snapshot again on every request.
+  const fulls = new TtlCache<{ full: FullPlan; source: PlanSource }>({
+    ttlMs: deps.cacheSec * 1000,
+    max: 4,
+    now: deps.now,
+  })
   // The response bytes of a cached plan with the snapshot state they were last sent with: a hit under steady
   // load sends the same buffer instead of building 50 KB of garbage per request. A new snapshot state is a new
   // SnapshotMeta object, so the bytes are rebuilt as soon as the per-request part changes.
@@ -95,22 +102,30 @@ export function createPlanService(deps: PlanServiceDeps) {
     return full
   }
 
-  /** The day's `_full`: from its snapshot when snapshot mode is on and the file is usable, else assembled live. */
-  function loadFull(date: string): Promise<{ full: FullPlan; source: PlanSource }> {
-    return fullFlights.run(date, async () => {
+  /**
+   * The day's `_full`: from its snapshot when snapshot mode is on and the file is usable, else assembled live;
+   * `fresh` skips the kept one (nocache, refresh) and keeps the new one.
+   */
+  function loadFull(date: string, fresh: boolean): Promise<{ full: FullPlan; source: PlanSource }> {
+    const kept = fresh ? undefined : fulls.get(date)
+    if (kept) return Promise.resolve(kept)
+    return fullFlights.run(fresh ? `${date}|fresh` : date, async () => {
+      let loaded: { full: FullPlan; source: PlanSource } | undefined
       if (deps.fromSnapshot) {
         const read = await deps.files.readSnapshot(date)
-        if (read.ok) return { full: read.snapshot._full, source: 'snapshot' as const }
-        deps.log.warn({ date, reason: read.reason }, 'snapshot unusable, assembling the plan live')
+        if (read.ok) loaded = { full: read.snapshot._full, source: 'snapshot' }
+        else deps.log.warn({ date, reason: read.reason }, 'snapshot unusable, assembling the plan live')
       }
-      return { full: await liveFull(date), source: 'live' as const }
+      loaded ??= { full: await liveFull(date), source: 'live' }
+      fulls.set(date, loaded)
+      return loaded
     })
   }
 
-  async function compute(date: string, sizes: PlanSizes): Promise<CachedPlan> {
+  async function compute(date: string, sizes: PlanSizes, fresh: boolean): Promise<CachedPlan> {
     if (date === '')
       throw new AppError(404, "no plan: the tier table is empty or unreadable (run the day's build first)")
-    const { full, source } = await loadFull(date)
+    const { full, source } = await loadFull(date, fresh)
     deps.observe?.source(source)
     const body = cutPlan(full, sizes)
     const json = JSON.stringify({ ...body, plan_source: source })
@@ -126,9 +141,9 @@ export function createPlanService(deps: PlanServiceDeps) {
       deps.observe?.cache(hit ? 'hit' : 'miss')
       if (!entry) {
         entry = await flights.run(request.nocache ? `${key}|nocache` : key, async () => {
-          const fresh = await compute(date, request.sizes)
-          cache.set(key, fresh)
-          return fresh
+          const computed = await compute(date, request.sizes, request.nocache)
+          cache.set(key, computed)
+          return computed
         })
       }
       const meta = await deps.snapshots.get(entry.body.date)
@@ -144,13 +159,13 @@ export function createPlanService(deps: PlanServiceDeps) {
 
     /** The `_full` a verdict is decided from: the same source the plan itself would be cut from. */
     async getFull(date: string): Promise<FullPlan> {
-      return (await loadFull(date)).full
+      return (await loadFull(date, false)).full
     },
 
     /** Regenerates the day's Markdown plan file from a fresh plan; clears the whole cache on success. */
     async refreshPlanFile(date: string | undefined): Promise<string> {
       const resolved = await resolveDate(date)
-      const plan = await compute(resolved, DEFAULT_SIZES)
+      const plan = await compute(resolved, DEFAULT_SIZES, true)
       const meta = await deps.snapshots.get(resolved)
       const file = await deps.files.writePlan(resolved, renderPlanMarkdown(plan.body, meta.regime, meta.market))
       cache.clear()
@@ -160,11 +175,15 @@ export function createPlanService(deps: PlanServiceDeps) {
     /** A date's plan was rewritten: its cached cuts are stale. */
     forgetDate(date: string): void {
       for (const key of cache.keys()) if (key.startsWith(`${date}|`)) cache.delete(key)
+      fulls.delete(date)
     },
 
     renderMarkdown: (result: PlanResult): string =>
       renderPlanMarkdown(result.body, result.meta.regime, result.meta.market),
-    clearCache: (): void => cache.clear(),
+    clearCache: (): void => {
+      cache.clear()
+      fulls.clear()
+    },
     cacheKeys: (): string[] => cache.keys(),
   }
 }
