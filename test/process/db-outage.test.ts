@@ -79,8 +79,14 @@ describe('the database stopped under a running server', () => {
     expect(fromSnapshot.status).toBe(200)
     expect(fromSnapshot.body.plan_source).toBe('snapshot')
 
+    // another cut of a day already loaded is served from the kept `_full`, with no store
+    const otherCut = await timedFetch(`${server.url}/plan?date=${unplanned}&top=3`)
+    expect(otherCut.status).toBe(200)
+    expect(otherCut.body).toMatchObject({ date: unplanned, plan_source: 'live' })
+
+    const neverLoaded = demo.calendar.at(-4)!
     for (const url of [
-      `/plan?date=${unplanned}&top=3`,
+      `/plan?date=${neverLoaded}`,
       '/plan/dates',
       '/plan/verdict?codes=600519',
       '/logic_state?codes=600519',
