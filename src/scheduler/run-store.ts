@@ -81,6 +81,45 @@ export function createRunStore(db: Db): RunStore {
       select ${logId}, coalesce((select max(line_no) from chain_run_lines where log_id = ${logId}), 0) + t.ord, ${at}, ${step}, t.text
       from unnest(${texts as string[]}::text[]) with ordinality as t(text, ord)`.execute(db)
 
+  /** Closes a live run still owned by `ownerId` and enqueues its callback in the same transaction. */
+  const closeRun = (
+    logId: number,
+    ownerId: string,
+    result: RunResult,
+    at: Date,
+    step?: string | null,
+  ): Promise<boolean> =>
+    db.transaction().execute(async (trx) => {
+      const closed = await trx
+        .updateTable('chain_runs')
+        .set({
+          status: result.status,
+          handle_code: result.handleCode,
+          handle_msg: result.handleMsg,
+          ...(step === undefined ? {} : { step }),
+          finished_at: at,
+        })
+        .where('log_id', '=', logId)
+        .where('owner_id', '=', ownerId)
+        .where('status', 'in', LIVE_STATUSES)
+        .returning('log_date_time')
+        .executeTakeFirst()
+      if (!closed) return false
+      await trx
+        .insertInto('callback_outbox')
+        .values({
+          log_id: logId,
+          log_date_time: closed.log_date_time,
+          handle_code: result.handleCode,
+          handle_msg: result.handleMsg,
+          next_attempt_at: at,
+          created_at: at,
+        })
+        .onConflict((oc) => oc.column('log_id').doNothing())
+        .execute()
+      return true
+    })
+
   return {
     async insert(run) {
       const rows = await db
@@ -129,38 +168,7 @@ export function createRunStore(db: Db): RunStore {
       }
     },
 
-    async finish(logId, ownerId, result, step, at) {
-      return db.transaction().execute(async (trx) => {
-        const closed = await trx
-          .updateTable('chain_runs')
-          .set({
-            status: result.status,
-            handle_code: result.handleCode,
-            handle_msg: result.handleMsg,
-            step,
-            finished_at: at,
-          })
-          .where('log_id', '=', logId)
-          .where('owner_id', '=', ownerId)
-          .where('status', 'in', LIVE_STATUSES)
-          .returning('log_date_time')
-          .executeTakeFirst()
-        if (!closed) return false
-        await trx
-          .insertInto('callback_outbox')
-          .values({
-            log_id: logId,
-            log_date_time: closed.log_date_time,
-            handle_code: result.handleCode,
-            handle_msg: result.handleMsg,
-            next_attempt_at: at,
-            created_at: at,
-          })
-          .onConflict((oc) => oc.column('log_id').doNothing())
-          .execute()
-        return true
-      })
-    },
+    finish: (logId, ownerId, result, step, at) => closeRun(logId, ownerId, result, at, step),
 
     async beat(ownerId, logIds, at) {
       if (logIds.length === 0) return
@@ -192,32 +200,8 @@ export function createRunStore(db: Db): RunStore {
       return rows.map((r) => ({ logId: r.log_id, ownerId: r.owner_id, logDateTime: r.log_date_time }))
     },
 
-    async closeOrphan(orphan, handleMsg, at) {
-      return db.transaction().execute(async (trx) => {
-        const closed = await trx
-          .updateTable('chain_runs')
-          .set({ status: 'failed', handle_code: 500, handle_msg: handleMsg, finished_at: at })
-          .where('log_id', '=', orphan.logId)
-          .where('owner_id', '=', orphan.ownerId)
-          .where('status', 'in', LIVE_STATUSES)
-          .returning('log_date_time')
-          .executeTakeFirst()
-        if (!closed) return false
-        await trx
-          .insertInto('callback_outbox')
-          .values({
-            log_id: orphan.logId,
-            log_date_time: closed.log_date_time,
-            handle_code: 500,
-            handle_msg: handleMsg,
-            next_attempt_at: at,
-            created_at: at,
-          })
-          .onConflict((oc) => oc.column('log_id').doNothing())
-          .execute()
-        return true
-      })
-    },
+    closeOrphan: (orphan, handleMsg, at) =>
+      closeRun(orphan.logId, orphan.ownerId, { status: 'failed', handleCode: 500, handleMsg }, at),
 
     async readLog(logId, fromLineNum, pageSize) {
       const run = await db.selectFrom('chain_runs').select('status').where('log_id', '=', logId).executeTakeFirst()
