@@ -5,7 +5,7 @@
  */
 import type { AddressInfo } from 'node:net'
 import { buildApp } from '../src/http/app.js'
-import { createScheduler } from '../src/scheduler-wiring.js'
+import { createScheduler, mountScheduler } from '../src/scheduler-wiring.js'
 import { createMetrics } from '../src/services/metrics.js'
 import { benchMarket, flag, median, p99 } from './support.js'
 
@@ -17,7 +17,7 @@ const executor = createScheduler(market.services, metrics)!
 const app = await buildApp({
   ...market.services,
   metrics,
-  extraPlugins: [async (a) => void (await a.register(executor.plugin, { prefix: '/api/v1/xxljob' }))],
+  extraPlugins: [mountScheduler(executor)],
 })
 await app.listen({ port: 0, host: '127.0.0.1' })
 const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1/xxljob`

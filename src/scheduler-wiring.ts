@@ -1,8 +1,19 @@
+import type { FastifyInstance } from 'fastify'
 import type { Services } from './compose.js'
 import { jobEnvironment, runCliJob } from './jobs/child-job.js'
 import type { HandlerName, RunHandler, XxlJobExecutor, XxlJobTiming } from './scheduler/index.js'
 import { createXxlJobExecutor } from './scheduler/index.js'
 import type { Metrics } from './services/metrics.js'
+
+/** Where the executor's routes live; the XXL-JOB admin's executor address ends with this path and a slash. */
+export const XXLJOB_PREFIX = '/api/v1/xxljob'
+
+/** The executor's routes as an `extraPlugins` entry of `buildApp`. */
+export function mountScheduler(executor: XxlJobExecutor): (app: FastifyInstance) => Promise<void> {
+  return async (app) => {
+    await app.register(executor.plugin, { prefix: XXLJOB_PREFIX })
+  }
+}
 
 const RESULT: Record<number, string> = { 200: 'success', 500: 'failure', 502: 'timeout' }
 

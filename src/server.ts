@@ -3,7 +3,7 @@ import { createServices, type Services } from './compose.js'
 import type { Config } from './config.js'
 import { buildApp } from './http/app.js'
 import type { Logger } from './logger.js'
-import { createScheduler } from './scheduler-wiring.js'
+import { createScheduler, mountScheduler } from './scheduler-wiring.js'
 import { createMetrics } from './services/metrics.js'
 import { openStore, type Store } from './storage/store.js'
 
@@ -26,13 +26,7 @@ export async function startServer(config: Config, log: Logger, store?: Store): P
   const app = await buildApp({
     ...services,
     metrics,
-    extraPlugins: scheduler
-      ? [
-          async (a) => {
-            await a.register(scheduler.plugin, { prefix: '/api/v1/xxljob' })
-          },
-        ]
-      : [],
+    extraPlugins: scheduler ? [mountScheduler(scheduler)] : [],
   })
   const address = await app.listen({ port: config.port, host: config.host })
   await scheduler?.start()

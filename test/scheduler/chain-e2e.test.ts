@@ -4,7 +4,7 @@ import { createServices } from '../../src/compose.js'
 import { buildApp } from '../../src/http/app.js'
 import { createLogger } from '../../src/logger.js'
 import type { XxlJobExecutor } from '../../src/scheduler/index.js'
-import { createScheduler } from '../../src/scheduler-wiring.js'
+import { createScheduler, mountScheduler } from '../../src/scheduler-wiring.js'
 import { createMetrics } from '../../src/services/metrics.js'
 import { withChainLock } from '../../src/storage/chain-lock.js'
 import { testConfig } from '../support/config.js'
@@ -41,7 +41,7 @@ describe('XXL-JOB dailyPlanChain with the real jobs', () => {
     app = await buildApp({
       ...services,
       metrics,
-      extraPlugins: [async (a) => void (await a.register(executor.plugin, { prefix: '/api/v1/xxljob' }))],
+      extraPlugins: [mountScheduler(executor)],
     })
     await executor.start()
   })

@@ -13,10 +13,11 @@ import {
   type XxlJobExecutor,
   type XxlJobTiming,
 } from '../../src/scheduler/index.js'
+import { XXLJOB_PREFIX } from '../../src/scheduler-wiring.js'
 import type { Db } from '../../src/storage/db.js'
 
 export const TOKEN = 'tok-9f8e7d6c5b4a-secret'
-export const PREFIX = '/api/v1/xxljob'
+export const PREFIX = XXLJOB_PREFIX
 
 /** Fast timings: every loop of the executor turns in tens of milliseconds. */
 export const FAST: Partial<XxlJobTiming> = {

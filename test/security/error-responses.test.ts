@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createServices, type Services } from '../../src/compose.js'
 import { buildApp } from '../../src/http/app.js'
 import { createLogger } from '../../src/logger.js'
-import { createScheduler } from '../../src/scheduler-wiring.js'
+import { createScheduler, mountScheduler } from '../../src/scheduler-wiring.js'
 import { createMetrics } from '../../src/services/metrics.js'
 import { createDb, type DbHandle } from '../../src/storage/db.js'
 import { testConfig } from '../support/config.js'
@@ -96,11 +96,7 @@ async function appOver(
     ...services,
     ...override(services),
     metrics,
-    extraPlugins: [
-      async (a) => {
-        await a.register(executor.plugin, { prefix: '/api/v1/xxljob' })
-      },
-    ],
+    extraPlugins: [mountScheduler(executor)],
   })
 }
 

@@ -11,7 +11,7 @@ import { createServices } from '../../src/compose.js'
 import { buildApp } from '../../src/http/app.js'
 import { createLogger } from '../../src/logger.js'
 import type { XxlJobExecutor } from '../../src/scheduler/index.js'
-import { createScheduler } from '../../src/scheduler-wiring.js'
+import { createScheduler, mountScheduler, XXLJOB_PREFIX } from '../../src/scheduler-wiring.js'
 import { createMetrics } from '../../src/services/metrics.js'
 import { type FakeAdmin, startFakeAdmin } from '../scheduler/fake-admin.js'
 import { FAST, triggerParam } from '../scheduler/harness.js'
@@ -22,7 +22,7 @@ import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
 
 const TOKEN = 'tkn-Q7f3xZ91-do-not-log'
 const PRESENTED_WRONG = 'wrong-presented-8d2c4e'
-const PREFIX = '/api/v1/xxljob'
+const PREFIX = XXLJOB_PREFIX
 const OPS = ['beat', 'idleBeat', 'run', 'trigger', 'kill', 'log', 'nope', '']
 const WRONG_TOKENS: Array<string | undefined> = [
   undefined,
@@ -109,11 +109,7 @@ describe('the scheduler token is never logged or echoed', () => {
     app = await buildApp({
       ...services,
       metrics,
-      extraPlugins: [
-        async (a) => {
-          await a.register(executor.plugin, { prefix: PREFIX })
-        },
-      ],
+      extraPlugins: [mountScheduler(executor)],
     })
     await executor.start()
   })
