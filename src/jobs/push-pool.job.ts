@@ -1,5 +1,5 @@
-import { cutPlan, DEFAULT_SIZES } from '../domain/plan-assembly.js'
-import type { FullPlan } from '../domain/plan-types.js'
+import { DEFAULT_SIZES, selectRows } from '../domain/plan-assembly.js'
+import type { FullPlan, PlanSizes } from '../domain/plan-types.js'
 import type { Logger } from '../logger.js'
 import type { PlanFiles } from '../storage/plan-files.js'
 import { type DateArgs, type JobResult, throwIfAborted } from './job.js'
@@ -34,6 +34,10 @@ export interface PoolPayload {
   readonly idempotency_key: string
   readonly pool_top: number
   readonly pool_max: number
+  /** The plan cut the labels come from: the one `GET /plan` serves by default and `/plan/verdict` judges by. */
+  readonly cut: PlanSizes
+  readonly main_count: number
+  readonly observe_count: number
   readonly codes: string[]
   readonly items: PoolItem[]
 }
@@ -42,27 +46,33 @@ export class PushPoolError extends Error {
   override name = 'PushPoolError'
 }
 
-/** Main (depth POOL_TOP) then observe, at most POOL_MAX codes. */
+/**
+ * The pool is a subset of the default plan cut, labelled as `/plan/verdict` labels it: the cut's `main` rows
+ * up to POOL_TOP (`decision: main`, their card rank), then its `observe` rows (`decision: observe`), the whole
+ * at most POOL_MAX codes. A code the verdicts call `reject` or `absent` is never in the pool.
+ */
 export function buildPool(full: FullPlan, poolTop: number, poolMax: number): PoolPayload {
-  const plan = cutPlan(full, { top: poolTop, obs_top: Math.min(200, poolMax), theme_cap: DEFAULT_SIZES.theme_cap })
-  const items = [...plan.main, ...plan.observe].slice(0, poolMax).map((r) => ({
-    code: r.code,
-    name: r.name,
-    decision: r.decision,
-    card_rank: r.card_rank,
-    score: r.score,
-    theme: r.theme,
-  }))
+  const selection = selectRows(full, DEFAULT_SIZES)
+  const main = selection.main.slice(0, poolTop).map((r, i) => item(r, 'main', i + 1))
+  const observe = selection.observe.map((r, i) => item(r, 'observe', i + 1))
+  const items = [...main, ...observe].slice(0, poolMax)
   return {
-    date: plan.date,
-    plan_version: plan.plan_version,
-    generated_at: plan.generated_at,
-    idempotency_key: `${plan.date}:${plan.plan_version}`,
+    date: full.date,
+    plan_version: full.plan_version,
+    generated_at: full.generated_at,
+    idempotency_key: `${full.date}:${full.plan_version}`,
     pool_top: poolTop,
     pool_max: poolMax,
+    cut: DEFAULT_SIZES,
+    main_count: items.filter((i) => i.decision === 'main').length,
+    observe_count: items.filter((i) => i.decision === 'observe').length,
     codes: items.map((i) => i.code),
     items,
   }
+}
+
+function item(row: FullPlan['rows'][number], decision: 'main' | 'observe', cardRank: number): PoolItem {
+  return { code: row.code, name: row.name, decision, card_rank: cardRank, score: row.score, theme: row.theme }
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -118,7 +128,7 @@ export async function runPushPool(deps: PushPoolDeps, args: DateArgs, signal: Ab
   throwIfAborted(signal)
   if (!deps.pushUrl) {
     return {
-      summary: `push-pool ${date}: ${payload.codes.length} codes written to ${file} (no POOL_PUSH_URL)`,
+      summary: `push-pool ${date}: ${payload.codes.length} codes (${payload.main_count} main, ${payload.observe_count} observe) written to ${file} (no POOL_PUSH_URL)`,
       date,
       file,
       pushed: false,

@@ -108,4 +108,52 @@ describe('push-pool', () => {
     const file = JSON.parse(await readFile(demo.services.files.poolPath(date), 'utf8'))
     expect(file).toMatchObject({ date, pool_top: 20, pool_max: 50 })
   })
+
+  // The pool invariant: nothing in pool/<date>.json contradicts /plan/verdict, at the default depths and others.
+  it.each([
+    [20, 50],
+    [3, 8],
+    [20, 22],
+    [40, 100],
+  ])(
+    'POOL_TOP %i / POOL_MAX %i: every pool item carries the decision and card rank /plan/verdict gives',
+    async (poolTop, poolMax) => {
+      await runPushPool(deps(undefined, poolTop, poolMax), { date }, new AbortController().signal)
+      const file = JSON.parse(await readFile(demo.services.files.poolPath(date), 'utf8')) as {
+        codes: string[]
+        items: Array<{ code: string; decision: string; card_rank: number }>
+        main_count: number
+        observe_count: number
+      }
+      const everyCode = (await demo.services.plans.getFull(date)).rows.map((r) => r.code)
+      const { verdicts } = await demo.services.verdicts.lookup({ codes: everyCode, date })
+      const byCode = new Map(
+        verdicts.flatMap((v) => ('decision' in v ? [[v.code, v] as const] : [])).map(([c, v]) => [c, v]),
+      )
+      expect(byCode.size).toBe(everyCode.length)
+      expect(file.items.length).toBeGreaterThan(0)
+      for (const item of file.items) {
+        const verdict = byCode.get(item.code)!
+        expect({ code: item.code, decision: verdict.decision, card_rank: verdict.card_rank }).toEqual({
+          code: item.code,
+          decision: item.decision,
+          card_rank: item.card_rank,
+        })
+      }
+      // and the pool is the head of that cut: main ranks 1..k, then observe ranks 1..m, nothing skipped
+      const mainVerdicts = [...byCode.values()].filter((v) => v.decision === 'main').length
+      const observeVerdicts = [...byCode.values()].filter((v) => v.decision === 'observe').length
+      const mainCount = Math.min(poolTop, mainVerdicts, poolMax)
+      const observeCount = Math.min(observeVerdicts, poolMax - mainCount)
+      expect(file.items.map((i) => `${i.decision}#${i.card_rank}`)).toEqual([
+        ...Array.from({ length: mainCount }, (_, i) => `main#${i + 1}`),
+        ...Array.from({ length: observeCount }, (_, i) => `observe#${i + 1}`),
+      ])
+      expect([file.main_count, file.observe_count, file.codes.length]).toEqual([
+        mainCount,
+        observeCount,
+        mainCount + observeCount,
+      ])
+    },
+  )
 })
