@@ -1,4 +1,3 @@
-import pino from 'pino'
 import { createServices, type Services } from '../compose.js'
 import { type Config, loadConfig } from '../config.js'
 import { createLogger, type Logger } from '../logger.js'
@@ -13,13 +12,19 @@ export interface CliContext {
   readonly signal: AbortSignal
 }
 
-/** CLI logs go to stderr so that stdout carries only the command's output. */
+/** A CLI command's logs go to stderr so that stdout carries only the command's output. */
 export function cliLogger(config: Config): Logger {
-  return process.stderr.isTTY ? createLogger(config) : createLogger(config, pino.destination(2))
+  return createLogger(config, undefined, 2)
 }
 
-/** Composition root for one CLI command: config, logger, store, services; always closes the store. */
-export async function withContext<T>(run: (ctx: CliContext) => Promise<T>): Promise<T> {
+/**
+ * Composition root for one CLI command: config, logger, store, services. Closes the store afterwards unless
+ * `keepStore` (then the caller owns it: `demo --serve` hands it to the server instead of restarting PostgreSQL).
+ */
+export async function withContext<T>(
+  run: (ctx: CliContext) => Promise<T>,
+  options: { keepStore?: boolean } = {},
+): Promise<T> {
   const config = loadConfig()
   const log = cliLogger(config)
   const store = await openStore(config, log)
@@ -28,12 +33,15 @@ export async function withContext<T>(run: (ctx: CliContext) => Promise<T>): Prom
   const onSignal = (): void => controller.abort(new Error('interrupted'))
   process.once('SIGINT', onSignal)
   process.once('SIGTERM', onSignal)
+  let failed = true
   try {
-    return await run({ config, log, store, services, signal: controller.signal })
+    const result = await run({ config, log, store, services, signal: controller.signal })
+    failed = false
+    return result
   } finally {
     process.off('SIGINT', onSignal)
     process.off('SIGTERM', onSignal)
     await services.close()
-    await store.close()
+    if (failed || !options.keepStore) await store.close()
   }
 }

@@ -1,21 +1,27 @@
 import type { Command } from 'commander'
-import { migrateToLatest, migrationStatus } from '../storage/migrate.js'
-import { withContext } from './context.js'
 
 export function registerDbCommands(program: Command): void {
   const db = program.command('db').description('database maintenance')
   db.command('migrate')
     .description('apply pending schema migrations')
-    .action(() =>
-      withContext(async ({ store }) => {
+    .action(async () => {
+      const [{ withContext }, { migrateToLatest }] = await Promise.all([
+        import('./context.js'),
+        import('../storage/migrate.js'),
+      ])
+      await withContext(async ({ store }) => {
         const applied = await migrateToLatest(store.db)
         console.log(applied.length === 0 ? 'schema is up to date' : `applied: ${applied.join(', ')}`)
-      }),
-    )
+      })
+    })
   db.command('status')
     .description('show the database in use and each migration')
-    .action(() =>
-      withContext(async ({ store }) => {
+    .action(async () => {
+      const [{ withContext }, { migrationStatus }] = await Promise.all([
+        import('./context.js'),
+        import('../storage/migrate.js'),
+      ])
+      await withContext(async ({ store }) => {
         console.log(
           `database: ${store.url.replace(/:[^:@/]+@/, ':***@')} (${store.embedded ? 'embedded' : 'external'})`,
         )
@@ -24,6 +30,6 @@ export function registerDbCommands(program: Command): void {
             `${m.executedAt ? 'applied' : 'pending'}  ${m.name}${m.executedAt ? `  ${m.executedAt.toISOString()}` : ''}`,
           )
         }
-      }),
-    )
+      })
+    })
 }

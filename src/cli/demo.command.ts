@@ -1,11 +1,6 @@
 import type { Command } from 'commander'
-import { loadConfig } from '../config.js'
 import { DEMO_DEFAULTS } from '../jobs/demo/generate.js'
-import { runDemo } from '../jobs/demo.job.js'
-import { closeOnSignals, startServer } from '../server.js'
-import { cliLogger, withContext } from './context.js'
 import { parseIntIn } from './options.js'
-import { terminalProgress } from './progress.js'
 
 interface DemoCliOptions {
   stocks: number
@@ -27,14 +22,32 @@ export function registerDemoCommand(program: Command): void {
     .option('--regenerate', 'generate and import again even if this demo is already loaded', false)
     .option('--serve', 'start the service afterwards (in the foreground)', false)
     .action(async (opts: DemoCliOptions) => {
-      await withContext(async ({ services, store, signal }) => {
-        const result = await runDemo(services, store, terminalProgress(), { ...opts }, signal)
-        console.error(result.summary)
-      })
+      const [{ withContext }, { runDemo }, { terminalProgress }, { createLogger }, { closeOnSignals, startServer }] =
+        await Promise.all([
+          import('./context.js'),
+          import('../jobs/demo.job.js'),
+          import('./progress.js'),
+          import('../logger.js'),
+          import('../server.js'),
+        ])
+      // with --serve the store (and the embedded PostgreSQL it started) stays open and goes to the server
+      const { store, config } = await withContext(
+        async ({ services, store, config, signal }) => {
+          const result = await runDemo(services, store, terminalProgress(), { ...opts }, signal)
+          console.error(result.summary)
+          return { store, config }
+        },
+        { keepStore: opts.serve },
+      )
       if (!opts.serve) return
-      const config = loadConfig()
-      const log = cliLogger(config)
-      const server = await startServer(config, log)
+      const log = createLogger(config) // the server's log stream: stdout, as under `serve`
+      let server: Awaited<ReturnType<typeof startServer>>
+      try {
+        server = await startServer(config, log, store)
+      } catch (err) {
+        await store.close()
+        throw err
+      }
       console.error(
         `serving the demo plan at ${server.url}/plan (viewer at ${server.url}/, API docs at ${server.url}/docs)`,
       )

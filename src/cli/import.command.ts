@@ -1,8 +1,5 @@
 import type { Command } from 'commander'
 import { Option } from 'commander'
-import { importDirectory } from '../jobs/import/import-job.js'
-import { withContext } from './context.js'
-import { terminalProgress } from './progress.js'
 
 export function registerImportCommand(program: Command): void {
   program
@@ -10,14 +7,27 @@ export function registerImportCommand(program: Command): void {
     .description('load market CSVs (securities, bars, basics, ...) into the store; a re-import changes nothing')
     .requiredOption('--dir <DIR>', 'folder holding the CSV files')
     .addOption(new Option('--format <format>', 'column layout').choices(['native', 'tushare']).default('native'))
-    .action((opts: { dir: string; format: 'native' | 'tushare' }) =>
-      withContext(async ({ store, log, signal }) => {
+    .action(async (opts: { dir: string; format: 'native' | 'tushare' }) => {
+      const [{ withContext }, { importDirectory }, { terminalProgress }] = await Promise.all([
+        import('./context.js'),
+        import('../jobs/import/import-job.js'),
+        import('./progress.js'),
+      ])
+      await withContext(async ({ store, log, signal }) => {
         const result = await importDirectory(
           { db: store.db, pool: store.pool, log, progress: terminalProgress() },
           { dir: opts.dir, format: opts.format },
           signal,
         )
+        if (result.files.length === 0) {
+          console.error(
+            `${result.summary}: nothing imported. Put the exported CSV files in that folder (or pass the folder ` +
+              `that holds them with --dir${opts.format === 'native' ? '; tushare exports need --format tushare' : ''})`,
+          )
+          process.exitCode = 1
+          return
+        }
         console.log(result.summary)
-      }),
-    )
+      })
+    })
 }

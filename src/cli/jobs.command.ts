@@ -1,6 +1,10 @@
 import type { Command } from 'commander'
-import { withContext } from './context.js'
 import { parseIsoDate } from './options.js'
+
+/** The summary is the command's output (stdout); on a terminal the `[step] ok` marker has already shown it. */
+function printSummary(summary: string): void {
+  if (!(process.stdout.isTTY && process.stderr.isTTY)) console.log(summary)
+}
 
 /** `stockplan build|plan|push-pool|chain [--date D]`: the same job functions the scheduler calls. */
 export function registerJobCommands(program: Command): void {
@@ -14,12 +18,12 @@ export function registerJobCommands(program: Command): void {
       .command(name)
       .description(description)
       .option('--date <YYYY-MM-DD>', 'data date (default: the latest the data allows)', parseIsoDate)
-      .action((opts: { date?: string }) =>
-        withContext(async ({ services, signal }) => {
+      .action(async (opts: { date?: string }) =>
+        (await import('./context.js')).withContext(async ({ services, signal }) => {
           process.stderr.write(`[${name}] start\n`)
           const result = await services.steps[name]({ date: opts.date }, signal)
           process.stderr.write(`[${name}] ok ${result.summary}\n`)
-          console.log(result.summary)
+          printSummary(result.summary)
         }),
       )
   }
@@ -28,8 +32,8 @@ export function registerJobCommands(program: Command): void {
     .description('build, then plan, then push-pool, stopping at the first failure')
     .option('--date <YYYY-MM-DD>', 'data date (default: the latest bar date)', parseIsoDate)
     .option('--no-wait', 'refuse instead of waiting when another process runs the chain for the date')
-    .action((opts: { date?: string; wait: boolean }) =>
-      withContext(async ({ services, signal }) => {
+    .action(async (opts: { date?: string; wait: boolean }) =>
+      (await import('./context.js')).withContext(async ({ services, signal }) => {
         // SIGUSR2: the service that started this run is shutting down; stop before the next step
         let draining = false
         const drain = (): void => {
@@ -44,7 +48,7 @@ export function registerJobCommands(program: Command): void {
               process.stderr.write(`[${step}] ${event}${detail ? ` ${detail}` : ''}\n`)
             },
           })
-          console.log(result.summary)
+          printSummary(result.summary)
         } finally {
           process.off('SIGUSR2', drain)
         }

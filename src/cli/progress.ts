@@ -1,78 +1,103 @@
 import cliProgress from 'cli-progress'
-import type { Progress } from '../jobs/progress.js'
+import type { Progress, ProgressUnit } from '../jobs/progress.js'
 
-/** A bar with counts and rate on a terminal; plain lines (every 10% or 5 s) when stderr is not a TTY. */
-export function terminalProgress(stream: NodeJS.WriteStream = process.stderr): Progress {
-  if (stream.isTTY) return barProgress(stream)
-  return lineProgress(stream)
+/** `12.3 MB` for bytes, `1,234 rows` for anything else. */
+export function amountIn(unit: ProgressUnit, value: number): string {
+  if (unit === 'bytes') return `${(value / 1_048_576).toFixed(1)} MB`
+  return `${Math.round(value).toLocaleString('en-US')} ${unit}`
 }
 
-function barProgress(stream: NodeJS.WriteStream): Progress {
+/** `2.0/10.6 MB (18%), 22.5 MB/s` or `120/800 stocks (15%), 310 stocks/s`. */
+export function progressLine(unit: ProgressUnit, value: number, total: number, seconds: number): string {
+  const percent = Math.floor((Math.min(value, total) / total) * 100)
+  const shown =
+    unit === 'bytes'
+      ? `${(value / 1_048_576).toFixed(1)}/${amountIn(unit, total)}`
+      : `${value.toLocaleString('en-US')}/${amountIn(unit, total)}`
+  return `${shown} (${percent}%), ${amountIn(unit, value / Math.max(0.001, seconds))}/s`
+}
+
+/**
+ * A bar on a terminal (redrawn at most 10 times a second), plain lines (every 10% or 5 s) when stderr is not
+ * a TTY. Amounts are in MB or counted items; a step's closing message is printed once, as given.
+ */
+export function terminalProgress(stream: NodeJS.WriteStream = process.stderr, now: () => number = Date.now): Progress {
+  return stream.isTTY ? barProgress(stream, now) : lineProgress(stream, now)
+}
+
+interface Step {
+  label: string
+  total: number
+  unit: ProgressUnit
+  value: number
+  startedAt: number
+}
+
+function newStep(label: string, total: number, unit: ProgressUnit | undefined, now: () => number): Step {
+  return { label, total: Math.max(1, total), unit: unit ?? 'items', value: 0, startedAt: now() }
+}
+
+const seconds = (step: Step, now: () => number): number => (now() - step.startedAt) / 1000
+
+function barProgress(stream: NodeJS.WriteStream, now: () => number): Progress {
+  let step: Step | undefined
   let bar: cliProgress.SingleBar | undefined
-  let value = 0
-  let startedAt = 0
+  const payload = (s: Step) => ({ amounts: progressLine(s.unit, s.value, s.total, seconds(s, now)) })
+  const stop = (): void => {
+    bar?.stop()
+    bar = undefined
+    step = undefined
+  }
   return {
-    start(label, total) {
-      bar?.stop()
+    start(label, total, unit) {
+      stop()
+      step = newStep(label, total, unit, now)
       bar = new cliProgress.SingleBar(
         {
           stream,
-          format: `${label.padEnd(24).slice(0, 24)} [{bar}] {percentage}% | {value}/{total} | {rate}/s | eta {eta_formatted}`,
+          format: `${label.padEnd(22).slice(0, 22)} [{bar}] {amounts}`,
           hideCursor: true,
-          etaBuffer: 50,
+          clearOnComplete: true,
         },
         cliProgress.Presets.shades_classic,
       )
-      bar.start(Math.max(1, total), 0, { rate: '0' })
-      value = 0
-      startedAt = Date.now()
+      bar.start(step.total, 0, payload(step))
     },
     tick(count = 1) {
-      if (!bar) return
-      value += count
-      const seconds = Math.max(0.001, (Date.now() - startedAt) / 1000)
-      bar.increment(count, { rate: Math.round(value / seconds).toLocaleString('en-US') })
+      if (!step || !bar) return
+      step.value += count
+      bar.update(Math.min(step.value, step.total), payload(step))
     },
-    done() {
-      bar?.stop()
-      bar = undefined
+    done(message) {
+      stop()
+      if (message) stream.write(`${message}\n`)
     },
   }
 }
 
-function lineProgress(stream: NodeJS.WriteStream): Progress {
-  let label = ''
-  let total = 1
-  let value = 0
-  let startedAt = 0
+function lineProgress(stream: NodeJS.WriteStream, now: () => number): Progress {
+  let step: Step | undefined
   let lastAt = 0
   let lastTenth = 0
-  const line = (): void => {
-    const seconds = Math.max(0.001, (Date.now() - startedAt) / 1000)
-    stream.write(
-      `${label}: ${value}/${total} (${Math.floor((value / total) * 100)}%), ${Math.round(value / seconds)}/s\n`,
-    )
-  }
   return {
-    start(l, t) {
-      label = l
-      total = Math.max(1, t)
-      value = 0
-      startedAt = Date.now()
-      lastAt = startedAt
+    start(label, total, unit) {
+      step = newStep(label, total, unit, now)
+      lastAt = step.startedAt
       lastTenth = 0
     },
     tick(count = 1) {
-      value += count
-      const tenth = Math.floor((value / total) * 10)
-      if (tenth > lastTenth || Date.now() - lastAt > 5000) {
+      if (!step) return
+      step.value += count
+      const tenth = Math.floor((step.value / step.total) * 10)
+      if (tenth > lastTenth || now() - lastAt > 5000) {
         lastTenth = tenth
-        lastAt = Date.now()
-        line()
+        lastAt = now()
+        stream.write(`${step.label}: ${progressLine(step.unit, step.value, step.total, seconds(step, now))}\n`)
       }
     },
     done(message) {
-      if (message) stream.write(`${label}: ${message}\n`)
+      step = undefined
+      if (message) stream.write(`${message}\n`)
     },
   }
 }

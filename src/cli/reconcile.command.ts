@@ -1,7 +1,6 @@
 import type { Command } from 'commander'
 import { splitCodes } from '../domain/code-list.js'
 import type { VerdictList, VerdictService } from '../services/verdict.service.js'
-import { withContext } from './context.js'
 import { parseIsoDate } from './options.js'
 
 export interface ReconcileOptions {
@@ -47,8 +46,8 @@ export function registerReconcileCommand(program: Command): void {
     .argument('<codes...>', 'codes as 600519.SH, SH600519 or 600519 (an argument may be a comma list)')
     .option('--date <YYYY-MM-DD>', 'tier date (default: the latest)', parseIsoDate)
     .option('--json', 'print the GET /plan/verdict body instead of one line per code')
-    .action((codes: string[], opts: { date?: string; json?: boolean }) =>
-      withContext(async ({ services }) => {
+    .action(async (codes: string[], opts: { date?: string; json?: boolean }) =>
+      (await import('./context.js')).withContext(async ({ services }) => {
         process.exitCode = await reconcile(
           services.verdicts,
           { codes, date: opts.date, json: opts.json },

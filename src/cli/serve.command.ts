@@ -1,15 +1,17 @@
 import type { Command } from 'commander'
-import { loadConfig } from '../config.js'
-import { createLogger } from '../logger.js'
-import { closeOnSignals, startServer } from '../server.js'
 
 export function registerServeCommand(program: Command): void {
   program
     .command('serve')
     .description('start the HTTP service (PORT, HOST, DATABASE_URL, PLAN_DATA_DIR)')
     .action(async () => {
+      const [{ loadConfig }, { createLogger }, { closeOnSignals, startServer }] = await Promise.all([
+        import('../config.js'),
+        import('../logger.js'),
+        import('../server.js'),
+      ])
       const config = loadConfig()
-      const log = createLogger(config)
+      const log = createLogger(config) // the server's log stream is stdout, under `serve` and `demo --serve` alike
       closeOnSignals(await startServer(config, log), log)
     })
 }

@@ -1,7 +1,11 @@
+/** What a progress total counts: `bytes` are shown in MB, anything else as a count of that noun (`stocks`). */
+export type ProgressUnit = 'bytes' | (string & {})
+
 /** Progress of a long job; the CLI renders a bar on a terminal and plain lines otherwise, tests pass none. */
 export interface Progress {
-  start(label: string, total: number): void
+  start(label: string, total: number, unit?: ProgressUnit): void
   tick(count?: number): void
+  /** Ends the step; `message`, when given, is printed as a whole line (it names the file or step itself). */
   done(message?: string): void
 }
 

@@ -217,7 +217,7 @@ export async function startEmbeddedPostgres(
 
   const existing = await waitForRunningInstance(dataDir, 15_000)
   if (existing !== undefined) {
-    log.info({ port: existing }, 'joined running embedded postgresql')
+    log.debug({ port: existing }, 'joined running embedded postgresql')
     await ensureDatabase(existing)
     return { url: urlFor(existing), port: existing, owned: false, stop: async () => undefined }
   }

@@ -319,6 +319,11 @@ describe('import: tushare files', () => {
     ])
   })
 
+  it('says in the summary how many superseded rows it skipped', () => {
+    expect(first.files.find((f) => f.file === 'financials.csv')?.skipped).toBe(1)
+    expect(first.summary).toMatch(/; 1 superseded row skipped$/)
+  })
+
   it('maps stock_basic: ts_code, exchange names, board from the code, YYYYMMDD dates', async () => {
     expect(await rows(t, 'select * from securities order by code')).toEqual([
       {

@@ -83,7 +83,7 @@ export async function generateDemoMarket(dir: string, options: DemoOptions, prog
     }
     for (const e of events) w('theme_events.csv').row([e.tradeDate, e.theme, e.intensity, e.title])
 
-    progress.start('demo market: bars', stocks)
+    progress.start('demo market: bars', stocks, 'stocks')
     const factors = marketFactors(
       seed,
       days,

@@ -30,6 +30,8 @@ export interface ImportFileResult {
   updated: number
   /** Rows identical to the stored ones, not written. */
   unchanged: number
+  /** Rows the format skips on purpose (tushare corrections superseded by a later row: update_flag 0). */
+  skipped: number
   ms: number
 }
 
@@ -89,9 +91,11 @@ export async function importDirectory(deps: ImportDeps, args: ImportArgs, signal
     return { summary: `no input files in ${args.dir} (looked for ${expected})`, files }
   }
   const total = (key: 'rows' | 'inserted' | 'updated' | 'unchanged'): number => files.reduce((n, f) => n + f[key], 0)
+  const skipped = files.reduce((n, f) => n + f.skipped, 0)
   const summary =
     `imported ${files.length} file${files.length === 1 ? '' : 's'} (${args.format}) in ${seconds} s: ` +
-    `${total('rows')} rows, ${total('inserted')} inserted, ${total('updated')} updated, ${total('unchanged')} unchanged`
+    `${total('rows')} rows, ${total('inserted')} inserted, ${total('updated')} updated, ${total('unchanged')} unchanged` +
+    (skipped > 0 ? `; ${skipped} superseded row${skipped === 1 ? '' : 's'} skipped` : '')
   return { summary, files }
 }
 
@@ -104,7 +108,7 @@ async function importFile(
 ): Promise<{ result: ImportFileResult; copyMs: number; upsertMs: number }> {
   const name = spec.file
   const started = performance.now()
-  deps.progress.start(name, size)
+  deps.progress.start(name, size, 'bytes')
   const client = await deps.pool.connect()
   const input = new CsvFile(file, signal, deps.progress)
   let discard = false
@@ -127,6 +131,7 @@ async function importFile(
     const encode = rowEncoder(plan.columns)
 
     let lines: string[] = []
+    let skipped = 0
     const encodeRow: RecordSink = (fields, line) => {
       let cells: Cell[] | null
       try {
@@ -136,6 +141,7 @@ async function importFile(
         throw err
       }
       if (cells !== null) lines.push(encode(line, cells))
+      else skipped++
     }
     const take = (): string => {
       const text = lines.join('')
@@ -175,9 +181,12 @@ async function importFile(
       inserted: counts.inserted,
       updated: counts.updated,
       unchanged: rows - counts.inserted - counts.updated,
+      skipped,
       ms: Math.round(performance.now() - started),
     }
-    deps.progress.done(`${name}: ${rows} rows, ${counts.inserted} inserted, ${counts.updated} updated`)
+    deps.progress.done(
+      `${name}: ${rows} rows, ${counts.inserted} inserted, ${counts.updated} updated, ${rows - counts.inserted - counts.updated} unchanged${skipped > 0 ? `, ${skipped} skipped` : ''}`,
+    )
     return { result, copyMs: Math.round(copied - started), upsertMs: Math.round(upserted - copied) }
   } catch (err) {
     await client.query('rollback').catch(() => {
