@@ -7,6 +7,7 @@ import type {
   PlanBody,
   PlanRow,
   PlanSizes,
+  Quote,
   ReasonCode,
   ScreenReason,
   SegmentPointed,
@@ -18,6 +19,7 @@ import { verdictText } from './verdict-text.js'
 
 export const DEFAULT_SIZES: PlanSizes = Object.freeze({ top: 20, obs_top: 10, theme_cap: 5 })
 const NO_THEME = '(none)'
+const NO_QUOTE: Quote = { close: null, pct_chg: null, turnover_rate: null, amount: null }
 
 export interface AssemblyInput {
   readonly date: string
@@ -27,6 +29,8 @@ export interface AssemblyInput {
   readonly rows: readonly TierRow[]
   readonly held: ReadonlySet<string>
   readonly logic: ReadonlyMap<string, LogicTag>
+  /** The day's quotes by code; rows without one show nulls. */
+  readonly quotes?: ReadonlyMap<string, Quote>
   readonly prevDate: string | null
   readonly prevMain: readonly string[]
 }
@@ -65,6 +69,7 @@ export function buildFullPlan(input: AssemblyInput): FullPlan {
         graph_evidence: row.graph_evidence,
         logic_state: logic?.state ?? null,
         logic_days: logic?.days ?? null,
+        ...(input.quotes ? (input.quotes.get(row.code) ?? NO_QUOTE) : {}),
       })
     }
   }

@@ -46,6 +46,17 @@ export type SelectionReason = 'theme_cap' | 'beyond_top' | 'beyond_obs_top' | 't
 export type ReasonCode = ScreenReason | SelectionReason | 'not_in_tier_table'
 export type Decision = 'main' | 'observe' | 'reject' | 'absent'
 
+/** The day's trading of one code, for the reader of the plan: close, change vs the previous close, turnover. */
+export interface Quote {
+  readonly close: number | null
+  /** close / pre_close - 1, a fraction. */
+  readonly pct_chg: number | null
+  /** A fraction of the float. */
+  readonly turnover_rate: number | null
+  /** Traded value in yuan. */
+  readonly amount: number | null
+}
+
 /** A screened main- or observe-tier row, as kept in the snapshot's `_full`. */
 export interface FullRow
   extends Pick<
@@ -65,6 +76,11 @@ export interface FullRow
   > {
   readonly logic_state: string | null
   readonly logic_days: number | null
+  /** The day's quote fields (absent in snapshots written before they were added). */
+  readonly close?: number | null
+  readonly pct_chg?: number | null
+  readonly turnover_rate?: number | null
+  readonly amount?: number | null
 }
 
 /** Everything any `top`/`obs_top`/`theme_cap` cut needs: the snapshot's `_full`. */

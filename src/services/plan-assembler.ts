@@ -1,7 +1,7 @@
 import type { LogicMemory } from '../domain/logic-state.js'
 import { logicTags, stepAll } from '../domain/logic-tags.js'
 import { buildFullPlan, cutPlan, DEFAULT_SIZES } from '../domain/plan-assembly.js'
-import type { FullPlan, TierRow } from '../domain/plan-types.js'
+import type { FullPlan, Quote, TierRow } from '../domain/plan-types.js'
 import { screenReason } from '../domain/screening.js'
 import { type PlanInputRepository, toLogicMemory } from '../storage/plan-input.repository.js'
 
@@ -19,6 +19,8 @@ export interface DayInputs {
   readonly prevMain: string[]
   /** Today's logic memory, for every tier code (`all`) or the screened main/observe codes only. */
   readonly memories: Map<string, LogicMemory>
+  /** The day's quotes of the screened main/observe codes (what the plan rows show). */
+  readonly quotes: Map<string, Quote>
 }
 
 /** Live plan assembly: reads the day's inputs and screens them into the `_full` every cut comes from. */
@@ -52,14 +54,16 @@ export function createPlanAssembler(deps: AssemblerDeps) {
     ])
     if (rows.length === 0) return undefined
     const logicRows = scope === 'all' ? rows : rows.filter((r) => r.tier !== 'reject' && !screenReason(r, held))
-    const [prevMain, previous] = await Promise.all([
+    const shown = rows.filter((r) => r.tier !== 'reject' && !screenReason(r, held)).map((r) => r.code)
+    const [prevMain, previous, quotes] = await Promise.all([
       previousMain(prevDate),
       prevDate
         ? inputs.dailyRows(prevDate, scope === 'all' ? undefined : logicRows.map((r) => r.code))
         : Promise.resolve([]),
+      inputs.quotes(date, shown),
     ])
     const memories = stepAll(date, logicRows, new Map(previous.map((r) => [r.code, toLogicMemory(r)])))
-    return { date, rows, held, prevDate: prevDate ?? null, prevMain, memories }
+    return { date, rows, held, prevDate: prevDate ?? null, prevMain, memories, quotes }
   }
 
   function toFull(day: DayInputs, generatedAt: string): FullPlan {
@@ -70,6 +74,7 @@ export function createPlanAssembler(deps: AssemblerDeps) {
       rows: day.rows,
       held: day.held,
       logic: logicTags(day.memories),
+      quotes: day.quotes,
       prevDate: day.prevDate,
       prevMain: day.prevMain,
     })

@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import type { LogicMemory } from '../domain/logic-state.js'
-import type { EvidenceEdge, TierRow } from '../domain/plan-types.js'
+import type { EvidenceEdge, Quote, TierRow } from '../domain/plan-types.js'
 import type { Db } from './db.js'
 import type { IsoDate, StockDailyRow } from './schema.js'
 
@@ -46,6 +46,28 @@ export function createPlanInputRepository(db: Db) {
       if (codes) q = q.where('code', 'in', codes.length > 0 ? codes : [''])
       const rows = await q.orderBy('rank').execute()
       return rows.map((r) => ({ ...r, graph_evidence: r.graph_evidence as unknown as EvidenceEdge[] }))
+    },
+
+    /** The day's close, change and turnover of the given codes, from the daily bars. */
+    async quotes(date: IsoDate, codes: readonly string[]): Promise<Map<string, Quote>> {
+      if (codes.length === 0) return new Map()
+      const rows = await db
+        .selectFrom('daily_bars')
+        .select(['code', 'close', 'pre_close', 'turnover_rate', 'amount'])
+        .where('trade_date', '=', date)
+        .where('code', 'in', codes)
+        .execute()
+      return new Map(
+        rows.map((r) => [
+          r.code,
+          {
+            close: r.close,
+            pct_chg: r.pre_close ? r.close / r.pre_close - 1 : null,
+            turnover_rate: r.turnover_rate,
+            amount: r.amount,
+          },
+        ]),
+      )
     },
 
     async heldCodes(): Promise<Set<string>> {
