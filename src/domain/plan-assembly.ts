@@ -148,9 +148,9 @@ export function decideCode(
 }
 
 function planRow(row: FullRow, decision: 'main' | 'observe', cardRank: number): PlanRow {
-  const { logic_days, ...rest } = row
+  const { logic_days } = row
   return {
-    ...rest,
+    ...row,
     decision,
     card_rank: cardRank,
     verdict_text: verdictText({ decision, reason: null, card_rank: cardRank, row, logicDays: logic_days }),

@@ -51,7 +51,7 @@ export interface Quote {
   readonly close: number | null
   /** close / pre_close - 1, a fraction. */
   readonly pct_chg: number | null
-  /** A fraction of the float. */
+  /** Shares traded as a fraction of the float (0.05 = 5%). */
   readonly turnover_rate: number | null
   /** Traded value in yuan. */
   readonly amount: number | null
@@ -101,7 +101,7 @@ export interface FullPlan {
   readonly names: Readonly<Record<string, string>>
 }
 
-export interface PlanRow extends Omit<FullRow, 'logic_days'> {
+export interface PlanRow extends FullRow {
   readonly decision: 'main' | 'observe'
   readonly card_rank: number
   readonly verdict_text: string

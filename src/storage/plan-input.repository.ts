@@ -63,7 +63,8 @@ export function createPlanInputRepository(db: Db) {
           {
             close: r.close,
             pct_chg: r.pre_close ? r.close / r.pre_close - 1 : null,
-            turnover_rate: r.turnover_rate,
+            // stored in percent (tushare's unit); plan rows carry ratios as fractions
+            turnover_rate: r.turnover_rate === null ? null : r.turnover_rate / 100,
             amount: r.amount,
           },
         ]),

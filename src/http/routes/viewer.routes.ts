@@ -10,9 +10,11 @@ export interface ViewerDeps {
 
 /** The viewer's own files; `dist/` holds no copies, so a compiled build reads them from `src/`. */
 function viewerDir(): string {
-  const beside = fileURLToPath(new URL('../viewer/', import.meta.url))
-  if (existsSync(`${beside}page.html`)) return beside
-  return fileURLToPath(new URL('../../../src/http/viewer/', import.meta.url))
+  for (const relative of ['../viewer/', '../../../src/http/viewer/']) {
+    const dir = fileURLToPath(new URL(relative, import.meta.url))
+    if (existsSync(`${dir}page.html`)) return dir
+  }
+  throw new Error(`the viewer's files (page.html) are not beside ${fileURLToPath(import.meta.url)}`)
 }
 
 const HTML_CSP = [
@@ -40,8 +42,8 @@ function common(reply: FastifyReply, type: string): FastifyReply {
 /** `GET /`: the plan viewer page, plus its script, stylesheet and icon. Hidden from the OpenAPI document. */
 const viewerRoutes: FastifyPluginAsync<ViewerDeps> = async (app, deps) => {
   const dir = viewerDir()
-  const [template, script, style, icon] = await Promise.all(
-    ['page.html', 'viewer.js', 'viewer.css', 'favicon.svg'].map((f) => readFile(`${dir}${f}`, 'utf8')),
+  const [template, script, words, style, icon] = await Promise.all(
+    ['page.html', 'viewer.js', 'i18n.js', 'viewer.css', 'favicon.svg'].map((f) => readFile(`${dir}${f}`, 'utf8')),
   )
   const page = template!.replaceAll('{{version}}', escapeHtml(deps.version))
 
@@ -53,6 +55,9 @@ const viewerRoutes: FastifyPluginAsync<ViewerDeps> = async (app, deps) => {
   )
   app.get('/viewer.js', { schema: { hide: true } }, async (_req, reply) =>
     common(reply, 'text/javascript; charset=utf-8').send(script),
+  )
+  app.get('/i18n.js', { schema: { hide: true } }, async (_req, reply) =>
+    common(reply, 'text/javascript; charset=utf-8').send(words),
   )
   app.get('/viewer.css', { schema: { hide: true } }, async (_req, reply) =>
     common(reply, 'text/css; charset=utf-8').send(style),
