@@ -3,7 +3,7 @@ import path from 'node:path'
 import { type Browser, chromium, type Page } from 'playwright-core'
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-export const SCREENSHOTS = path.resolve('screenshots')
+export const SCREENSHOTS = path.resolve(process.env.SCREENSHOTS_DIR ?? 'screenshots')
 
 /** Debian's Chromium, headless; `.ci/run` installs it with apt-get when absent. */
 export function launchChromium(): Promise<Browser> {
@@ -30,8 +30,12 @@ export interface OpenedPage {
 }
 
 /** A fresh context at the given viewport, recording every console error and page exception. */
-export async function openPage(browser: Browser, viewport = { width: 1280, height: 900 }): Promise<OpenedPage> {
-  const context = await browser.newContext({ viewport })
+export async function openPage(
+  browser: Browser,
+  viewport = { width: 1280, height: 900 },
+  locale = 'en-US',
+): Promise<OpenedPage> {
+  const context = await browser.newContext({ viewport, locale })
   const page = await context.newPage()
   const errors: string[] = []
   page.on('console', (msg) => {

@@ -11,16 +11,57 @@ interface Row {
   code: string
   name: string
   score: number
+  rank: number
+  card_rank: number
+  close: number | null
+  pct_chg: number | null
+  turnover_rate: number | null
+  upside: number | null
+  logic_state: string | null
   graph_evidence: { theme: string; segment: string; evidence: string }[]
 }
 interface Plan {
   date: string
+  generated_at: string
   main: Row[]
   observe: Row[]
+  card_counts: Record<string, number>
+  regime: { status: string }
+  snapshot: string
+  plan_source: string
 }
+interface Verdict {
+  input: string
+  code?: string
+  decision?: string
+  reason?: string | null
+  card_rank?: number | null
+  rank?: number | null
+  verdict_text?: string
+  error?: string
+}
+
+/** The browser's own, inside page functions (the test's TypeScript has no DOM library). */
+declare const getComputedStyle: (node: unknown) => { color: string; printColorAdjust: string }
 
 const HOSTILE_NAME = '<img src=x onerror=window.__pwned=1>'
 const HOSTILE_EVIDENCE = '<script>window.__pwned=2</script>'
+/** Internal keys of the API that must never reach the page as they are. */
+const RAW_KEYS = [
+  'new_listing',
+  'beyond_obs_top',
+  'beyond_top',
+  'tier_reject',
+  'not_in_tier_table',
+  'theme_cap',
+  'obs_top',
+  'illiquid',
+  'limit_up_close',
+]
+const RED = 'rgb(208, 2, 27)'
+const GREEN = 'rgb(10, 138, 58)'
+const DESKTOP = { width: 1280, height: 900 }
+const PHONE = { width: 375, height: 812 }
 
 async function serve(t: TestDatabase, env: Record<string, string>): Promise<{ app: TestApp; base: string }> {
   const app = await buildTestApp(t, env)
@@ -38,25 +79,36 @@ async function json<T>(url: string): Promise<T> {
 /** code, name and score (as shown, one decimal) of each row of a plan table, in order. */
 async function tableRows(page: Page, table: string) {
   const rows = page.locator(`#${table} tr.row`)
-  const [codes, names, scores] = await Promise.all([
+  const [codes, names, scores, cards] = await Promise.all([
     rows.locator('td.code').allTextContents(),
     rows.locator('td.name').allTextContents(),
     rows.locator('td.score').allTextContents(),
+    rows.locator('td.card-rank').allTextContents(),
   ])
-  return codes.map((code, i) => ({ code, name: names[i], score: scores[i] }))
+  return codes.map((code, i) => ({ code, name: names[i], score: scores[i], card: cards[i] }))
 }
 
-const expected = (rows: Row[]) => rows.map((r) => ({ code: r.code, name: r.name, score: r.score.toFixed(1) }))
+const expected = (rows: Row[]) =>
+  rows.map((r) => ({ code: r.code, name: r.name, score: r.score.toFixed(1), card: String(r.card_rank) }))
+
+const signed = (v: number) => `${v > 0 ? '+' : ''}${(v * 100).toFixed(2)}%`
+
+/** `YYYY-MM-DD HH:mm` in Asia/Shanghai, computed here independently of the page. */
+function shanghai(iso: string): string {
+  const shifted = new Date(new Date(iso).getTime() + 8 * 3600_000).toISOString()
+  return `${shifted.slice(0, 10)} ${shifted.slice(11, 16)}`
+}
 
 describe('plan viewer in a real browser', () => {
   let t: TestDatabase
   let demo: DemoMarket
   let server: { app: TestApp; base: string }
   let browser: Browser
+  let dates: string[]
   const pages: OpenedPage[] = []
 
-  async function open(viewport?: { width: number; height: number }) {
-    const opened = await openPage(browser, viewport)
+  async function open(viewport = DESKTOP, locale = 'en-US') {
+    const opened = await openPage(browser, viewport, locale)
     pages.push(opened)
     return opened
   }
@@ -66,6 +118,7 @@ describe('plan viewer in a real browser', () => {
     demo = await seedDemoMarket(t, { history: 3 })
     server = await serve(t, demo.env)
     browser = await launchChromium()
+    dates = (await json<{ dates: string[] }>(`${server.base}/plan/dates`)).dates
   })
   afterAll(async () => {
     for (const p of pages) await p.close().catch(() => {})
@@ -91,6 +144,7 @@ describe('plan viewer in a real browser', () => {
     expect(body).not.toMatch(/<script>|\sstyle=|\son\w+=/i) // nothing inline for the CSP to block
     for (const [asset, type] of [
       ['/viewer.js', 'text/javascript; charset=utf-8'],
+      ['/i18n.js', 'text/javascript; charset=utf-8'],
       ['/viewer.css', 'text/css; charset=utf-8'],
     ] as const) {
       const r = await fetch(`${server.base}${asset}`)
@@ -104,83 +158,181 @@ describe('plan viewer in a real browser', () => {
     expect(openapi.paths['/plan']).toBeDefined()
   })
 
-  it('loads with no console errors and shows the tables of GET /plan', async () => {
+  it('shows the tables of GET /plan with close, change and turnover, and a # that is the card rank', async () => {
     const { page, errors } = await open()
     const loaded = await loadViewer(page, `${server.base}/`)
-    const plan = await json<Plan & { regime: { status: string }; snapshot: string; plan_source: string }>(
-      `${server.base}/plan`,
-    )
+    const plan = await json<Plan>(`${server.base}/plan`)
     expect(loaded).toBe(plan.date)
     expect(plan.main.length).toBeGreaterThan(0)
     expect(plan.observe.length).toBeGreaterThan(0)
     expect(await tableRows(page, 'main-table')).toEqual(expected(plan.main))
     expect(await tableRows(page, 'observe-table')).toEqual(expected(plan.observe))
-    expect(await page.locator('#regime-status').textContent()).toBe(plan.regime.status)
-    expect(await page.locator('#snapshot').textContent()).toBe(plan.snapshot)
-    expect(await page.locator('#plan-source').textContent()).toBe(plan.plan_source)
+    // the quote fields come from the day's bars
+    const bars = await sql<{ code: string; close: number; pre_close: number; turnover_rate: number }>`
+      select code, close, pre_close, turnover_rate from daily_bars where trade_date = ${plan.date}`.execute(t.db)
+    const bar = new Map(bars.rows.map((b) => [b.code, b]))
+    for (const row of plan.main) {
+      const b = bar.get(row.code)!
+      expect(row.close).toBe(b.close)
+      expect(row.pct_chg).toBeCloseTo(b.close / b.pre_close - 1, 10)
+      expect(row.turnover_rate).toBeCloseTo(b.turnover_rate / 100, 10)
+      const tr = page.locator(`#main-table tr.row[data-code="${row.code}"]`)
+      expect(await tr.locator('td.close').textContent()).toBe(b.close.toFixed(2))
+      expect(await tr.locator('td.chg').textContent()).toBe(signed(row.pct_chg!))
+      expect(await tr.locator('td.turnover').textContent()).toBe(`${(b.turnover_rate).toFixed(2)}%`)
+    }
+    expect(await page.locator('#plan-date').textContent()).toBe(plan.date)
+    expect(await page.locator('#regime-status').getAttribute('data-status')).toBe(plan.regime.status)
     expect(await page.locator('#market .market-item').count()).toBe(4)
     expect(await page.locator('#date-picker').inputValue()).toBe(plan.date)
     expect(errors).toEqual([])
   })
 
-  it('expands a row to its graph evidence', async () => {
+  it('follows the A-share colour convention: red up, green down', async () => {
     const { page, errors } = await open()
     await loadViewer(page, `${server.base}/`)
     const plan = await json<Plan>(`${server.base}/plan`)
-    const row = plan.main.find((r) => r.graph_evidence.length > 0)!
-    const tr = page.locator(`#main-table tr.row[data-code="${row.code}"]`)
-    const detail = page.locator(`#main-table tr.row[data-code="${row.code}"] + tr.detail`)
-    expect(await detail.isVisible()).toBe(false)
-    await tr.locator('button.toggle').click()
-    await detail.waitFor({ state: 'visible' })
-    expect(await tr.locator('button.toggle').getAttribute('aria-expanded')).toBe('true')
-    expect(await detail.locator('table.edges tbody tr').count()).toBe(row.graph_evidence.length)
-    const edge = row.graph_evidence[0]!
-    const firstEdge = await detail.locator('table.edges tbody tr').first().locator('td').allTextContents()
-    expect(firstEdge.slice(0, 2)).toEqual([edge.theme, edge.segment])
-    expect(firstEdge[4]).toBe(edge.evidence)
-    await tr.locator('button.toggle').click()
-    await detail.waitFor({ state: 'hidden' })
+    const rows = [...plan.main, ...plan.observe]
+    const cells = page.locator('table.plan td.chg, table.plan td.upside')
+    const colours = await cells.evaluateAll((nodes) =>
+      nodes.map((n) => ({ cls: n.className, colour: getComputedStyle(n).color, text: n.textContent })),
+    )
+    expect(colours).toHaveLength(rows.length * 2)
+    const values = rows.flatMap((r) => [r.pct_chg, r.upside])
+    let ups = 0
+    let downs = 0
+    colours.forEach((c, i) => {
+      const v = values[i]
+      if (v === null || v === undefined || v === 0) expect(c.cls).toContain('flat')
+      else if (v > 0) {
+        ups++
+        expect([c.cls.includes('up'), c.colour]).toEqual([true, RED])
+      } else {
+        downs++
+        expect([c.cls.includes('down'), c.colour]).toEqual([true, GREEN])
+      }
+    })
+    expect(ups).toBeGreaterThan(0)
+    expect(downs).toBeGreaterThan(0)
     expect(errors).toEqual([])
   })
 
-  it('switching the date loads that date’s plan', async () => {
+  it('speaks Chinese to a Chinese browser and English to others, switches and remembers the choice', async () => {
+    const zh = await open(DESKTOP, 'zh-CN')
+    await loadViewer(zh.page, `${server.base}/`)
+    expect(await zh.page.locator('html').getAttribute('lang')).toBe('zh-CN')
+    expect(await zh.page.locator('#main-title').textContent()).toContain('主选')
+    expect(await zh.page.locator('#main-table th').nth(4).textContent()).toBe('收盘价')
+    expect(await zh.page.locator('#lang-switch').textContent()).toBe('EN')
+
+    const en = await open(DESKTOP, 'en-US')
+    await loadViewer(en.page, `${server.base}/`)
+    expect(await en.page.locator('html').getAttribute('lang')).toBe('en')
+    expect(await en.page.locator('#main-title').textContent()).toContain('Main list')
+    await en.page.locator('#lang-switch').click()
+    await en.page.locator('html[lang="zh-CN"]').waitFor()
+    expect(await en.page.locator('#main-title').textContent()).toContain('主选')
+    await en.page.reload()
+    await en.page.locator('body[data-loaded-date]').waitFor()
+    expect(await en.page.locator('html').getAttribute('lang')).toBe('zh-CN') // the choice outlives a reload
+    expect([...zh.errors, ...en.errors]).toEqual([])
+  })
+
+  it('shows times in Asia/Shanghai with the zone, and the session the plan is for', async () => {
+    const plan = await json<Plan>(`${server.base}/plan`)
     const { page, errors } = await open()
     await loadViewer(page, `${server.base}/`)
-    const { dates } = await json<{ dates: string[] }>(`${server.base}/plan/dates`)
+    expect(await page.locator('#generated-at').textContent()).toBe(
+      `${shanghai(plan.generated_at)} Beijing time (UTC+8)`,
+    )
+    // the latest date: the next weekday
+    const next = new Date(`${plan.date}T00:00:00Z`)
+    do next.setUTCDate(next.getUTCDate() + 1)
+    while ([0, 6].includes(next.getUTCDay()))
+    expect(await page.locator('#session-heading').getAttribute('data-session')).toBe(next.toISOString().slice(0, 10))
+    // an older date: the next data date
+    await page.locator('#date-picker').selectOption(dates[1]!)
+    await page.locator(`body[data-loaded-date="${dates[1]}"]`).waitFor()
+    expect(await page.locator('#session-heading').getAttribute('data-session')).toBe(dates[0])
+    expect(errors).toEqual([])
+  })
+
+  it('switching the date loads that date’s plan, and the lookup on screen follows it', async () => {
+    const { page, errors } = await open()
+    const latest = await loadViewer(page, `${server.base}/`)
     expect(await page.locator('#date-picker option').allTextContents()).toEqual(dates)
     const older = demo.planned[0]!
-    expect(older).not.toBe(dates[0])
+    expect(older).not.toBe(latest)
+    // a code whose decision differs between the two dates, when there is one
+    const plan = await json<Plan>(`${server.base}/plan`)
+    const codes = plan.main.map((r) => r.code).join(',')
+    const before = (await json<{ verdicts: Verdict[] }>(`${server.base}/plan/verdict?codes=${codes}&date=${latest}`))
+      .verdicts
+    const after = (await json<{ verdicts: Verdict[] }>(`${server.base}/plan/verdict?codes=${codes}&date=${older}`))
+      .verdicts
+    const i = Math.max(
+      0,
+      after.findIndex((v, k) => v.decision !== before[k]!.decision || v.card_rank !== before[k]!.card_rank),
+    )
+    const code = plan.main[i]!.code
+    await page.locator('#lookup-codes').fill(code)
+    await page.locator('#lookup-codes').press('Enter')
+    const card = page.locator(`.lookup-card[data-input="${code}"]`)
+    await card.waitFor()
+    expect(await card.getAttribute('data-date')).toBe(latest)
+    expect(await card.locator('.decision').getAttribute('data-decision')).toBe(before[i]!.decision)
+
     await page.locator('#date-picker').selectOption(older)
     await page.locator(`body[data-loaded-date="${older}"]`).waitFor()
-    const plan = await json<Plan>(`${server.base}/plan?date=${older}`)
-    expect(await page.locator('#plan-date').textContent()).toBe(older)
-    expect(await tableRows(page, 'main-table')).toEqual(expected(plan.main))
-    expect(await tableRows(page, 'observe-table')).toEqual(expected(plan.observe))
+    await page.locator(`.lookup-card[data-date="${older}"]`).waitFor()
+    expect(await page.locator(`.lookup-card[data-date="${latest}"]`).count()).toBe(0)
+    expect(await card.locator('.decision').getAttribute('data-decision')).toBe(after[i]!.decision)
+    expect(await card.locator('.as-of').textContent()).toContain(older)
+    const olderPlan = await json<Plan>(`${server.base}/plan?date=${older}`)
+    expect(await tableRows(page, 'main-table')).toEqual(expected(olderPlan.main))
     expect(new URL(page.url()).searchParams.get('date')).toBe(older)
-    // a reload keeps the chosen date
     await page.reload()
     await page.locator(`body[data-loaded-date="${older}"]`).waitFor()
     expect(await page.locator('#date-picker').inputValue()).toBe(older)
     expect(errors).toEqual([])
   })
 
-  it('looks up a held code (reject, held, with its logic state) and a bad code (its error)', async () => {
+  it('says so when ?date= is not a date or not a plan date, and shows the latest', async () => {
+    for (const [wanted, words] of [
+      ['2026-13-45', 'not a real date'],
+      ['2019-01-02', 'There is no plan for 2019-01-02'],
+    ] as const) {
+      const { page, errors } = await open()
+      const loaded = await loadViewer(page, `${server.base}/?date=${wanted}`)
+      expect(loaded).toBe(dates[0])
+      const notice = page.locator('#date-notice')
+      expect(await notice.isVisible()).toBe(true)
+      expect(await notice.textContent()).toContain(wanted)
+      expect(await notice.textContent()).toContain(words)
+      expect(await notice.textContent()).toContain(dates[0])
+      expect(new URL(page.url()).searchParams.get('date')).toBe(dates[0])
+      expect(errors).toEqual([])
+    }
+  })
+
+  it('looks up a held code and a bad code in words, with ranks that agree with the tables', async () => {
     const { page, errors } = await open()
     const latest = await loadViewer(page, `${server.base}/`)
     const held = await sql<{ code: string }>`
       select h.code from holdings h join tier_scores s on s.code = h.code and s.trade_date = ${latest}
       where h.qty > 0 order by h.code limit 1`.execute(t.db)
     const heldCode = held.rows[0]!.code
+    const plan = await json<Plan>(`${server.base}/plan`)
+    const third = plan.main[Math.min(2, plan.main.length - 1)]!
     const bad = '600519.SZ'
-    await page.locator('#lookup-codes').fill(`${heldCode}  ${bad}`)
+    await page.locator('#lookup-codes').fill(`${heldCode}  ${bad} ${third.code}`)
     await page.locator('#lookup-form button').click()
     const heldCard = page.locator(`.lookup-card[data-input="${heldCode}"]`)
     const badCard = page.locator(`.lookup-card[data-input="${bad}"]`)
-    await heldCard.waitFor()
-    await badCard.waitFor()
+    const mainCard = page.locator(`.lookup-card[data-input="${third.code}"]`)
+    await Promise.all([heldCard.waitFor(), badCard.waitFor(), mainCard.waitFor()])
 
-    const verdicts = await json<{ verdicts: Record<string, unknown>[] }>(
+    const verdicts = await json<{ verdicts: Verdict[] }>(
       `${server.base}/plan/verdict?codes=${heldCode},${bad}&date=${latest}`,
     )
     const states = await json<{ states: Record<string, unknown>[] }>(
@@ -188,60 +340,210 @@ describe('plan viewer in a real browser', () => {
     )
     const verdict = verdicts.verdicts[0]!
     expect(verdict).toMatchObject({ decision: 'reject', reason: 'held' })
-    expect(await heldCard.locator('.decision').textContent()).toBe('reject')
-    expect(await heldCard.locator('.reason').textContent()).toBe('held')
-    expect(await heldCard.locator('.verdict-text').textContent()).toBe(verdict.verdict_text)
+    expect(await heldCard.locator('.decision').textContent()).toBe('not selected')
+    expect(await heldCard.locator('.reason').textContent()).toBe('already held in the portfolio')
+    expect(await heldCard.locator('.verdict-text').getAttribute('title')).toBe(verdict.verdict_text)
+    expect(await heldCard.locator('.verdict-text').textContent()).toContain(`market rank #${verdict.rank}`)
+
+    // "main list #3" on the card is the # of the table row
+    expect(await mainCard.locator('.decision').textContent()).toBe(`main list #${third.card_rank}`)
+    const row = page.locator(`#main-table tr.row[data-code="${third.code}"]`)
+    expect(await row.locator('td.card-rank').textContent()).toBe(String(third.card_rank))
+    expect(await row.locator('td.rank').textContent()).toBe(String(third.rank))
 
     const state = states.states.find((s) => s.code === heldCode)!
-    const [keys, values] = await Promise.all([
-      heldCard.locator('.state dl dt').allTextContents(),
-      heldCard.locator('.state dl dd').allTextContents(),
-    ])
-    const facts = Object.fromEntries(keys.map((k, i) => [k, values[i]]))
-    expect(facts).toMatchObject({
-      State: state.logic_state,
-      Since: state.state_since,
-      Days: String(state.days_in_state),
-      Rule: state.state_rule,
-      Source: state.source,
-    })
-    expect(state).toHaveProperty('valuation_text')
-    expect(state).toHaveProperty('company_review_text')
-    expect(await heldCard.locator('.valuation').textContent()).toBe(
-      `Valuation: ${state.valuation_text ?? 'no valuation for this code'}`,
+    const fact = (key: string) => heldCard.locator(`[data-fact="${key}"] dd`).textContent()
+    expect(await heldCard.locator('[data-fact="state.state"] .logic').getAttribute('data-state')).toBe(
+      state.logic_state,
     )
-    expect(await heldCard.locator('.review').textContent()).toBe(
-      `Company review: ${state.company_review_text ?? 'no review for this code'}`,
+    expect(await fact('state.since')).toBe(state.state_since)
+    expect(await fact('state.days')).toBe(String(state.days_in_state))
+    expect(await fact('state.source')).toBe(
+      state.source === 'daily' ? 'stored with the morning plan' : 'computed now from current data',
+    )
+    expect(await heldCard.locator('.valuation').textContent()).toBe(
+      `Valuation: ${state.valuation_text ?? 'no valuation for this code (no usable earnings)'}`,
     )
 
     const badVerdict = verdicts.verdicts[1]!
-    expect(badVerdict.error).toEqual(expect.any(String))
-    expect(await badCard.locator('.verdict-error').textContent()).toBe(`Verdict: ${badVerdict.error}`)
+    expect(await badCard.locator('.verdict-error').textContent()).toBe(`Decision: ${badVerdict.error}`)
     const badState = states.states.find((s) => s.input === bad)!
     expect(await badCard.locator('.state-error').textContent()).toBe(`Logic state: ${badState.error}`)
     expect(errors).toEqual([])
   })
 
-  it('takes screenshots at desktop and phone width, with nothing wider than the phone viewport', async () => {
+  it('offers lookup examples taken from the plan on screen, and they answer', async () => {
+    const { page, errors } = await open()
+    await loadViewer(page, `${server.base}/`)
     const plan = await json<Plan>(`${server.base}/plan`)
-    for (const [name, viewport] of [
-      ['viewer-desktop.png', { width: 1280, height: 900 }],
-      ['viewer-phone.png', { width: 375, height: 812 }],
-    ] as const) {
-      const { page, errors } = await open(viewport)
+    const examples = await page.locator('#lookup-examples button.example').allTextContents()
+    expect(examples[0]).toBe(plan.main[0]!.code)
+    expect(examples[1]).toBe(plan.observe[0]!.code)
+    await page.locator('#lookup-examples button.example').first().click()
+    const card = page.locator(`.lookup-card[data-input="${plan.main[0]!.code}"]`)
+    await card.waitFor()
+    expect(await card.locator('.decision').getAttribute('data-decision')).toBe('main')
+    expect(errors).toEqual([])
+  })
+
+  it('shows no internal key as it is, in either language', async () => {
+    for (const locale of ['zh-CN', 'en-US']) {
+      const { page, errors } = await open(DESKTOP, locale)
       await loadViewer(page, `${server.base}/`)
-      await page.locator('#main-table tr.row button.toggle').first().click()
-      await page.locator('#lookup-codes').fill(`${plan.main[0]!.code}, 600519.SZ`)
+      const plan = await json<Plan>(`${server.base}/plan`)
+      // codes with every kind of verdict: main, observe, held, rejected for a full list, absent
+      const rejected = await sql<{ code: string }>`
+        select code from tier_scores where trade_date = ${plan.date} order by rank desc limit 3`.execute(t.db)
+      const codes = [plan.main[0]!.code, plan.observe[0]!.code, ...rejected.rows.map((r) => r.code), '000002.SZ']
+      await page.locator('#lookup-codes').fill(codes.join(' '))
       await page.locator('#lookup-form button').click()
-      await page.locator('.lookup-card').nth(1).waitFor()
-      const width = await page.evaluate('document.documentElement.scrollWidth')
-      expect(width).toBeLessThanOrEqual(viewport.width)
-      await screenshot(page, name)
+      await page
+        .locator('.lookup-card')
+        .nth(codes.length - 1)
+        .waitFor()
+      await page.locator('#main-table tr.row button.toggle').first().click()
+      await page.locator('#glossary summary').click()
+      const shown = await page.locator('body').innerText()
+      for (const key of RAW_KEYS) expect(shown, `${locale}: ${key}`).not.toContain(key)
       expect(errors).toEqual([])
     }
   })
 
-  // last: it rewrites a tier row of the latest date
+  it('renders score components and flags when rows carry them, with explanations', async () => {
+    const { page, errors } = await open(DESKTOP, 'zh-CN')
+    // rows gain `components` and `flags` with the calibration work; the page must show them when present
+    await page.route(/\/plan\?date=/, async (route) => {
+      const response = await route.fetch()
+      const body = (await response.json()) as { main: Array<Record<string, unknown>> }
+      body.main[0] = {
+        ...body.main[0],
+        components: { momentum: 20.5, trend: 10, heat: 25, upside: 8, liquidity: 6, quality: 7.2 },
+        flags: ['limit_up_close', 'new_listing'],
+      }
+      await route.fulfill({ response, json: body })
+    })
+    await loadViewer(page, `${server.base}/`)
+    const row = page.locator('#main-table tr.row').first()
+    expect(await row.locator('td.score').getAttribute('title')).toBe(
+      '动量 20.5 + 趋势 10.0 + 题材热度 25.0 + 估值空间 8.0 + 流动性 6.0 + 质量 7.2',
+    )
+    expect(await row.locator('.flag').allTextContents()).toEqual(['涨停收盘', '次新股'])
+    expect(await row.locator('.flag').first().getAttribute('title')).toContain('涨停')
+    expect(await row.locator('.logic').getAttribute('title')).toMatch(/^(形成中|已确认|走弱|已破坏)：/)
+    await row.locator('button.toggle').click()
+    const detail = page.locator('#main-table tr.detail').first()
+    expect(await detail.locator('[data-component="heat"] dd').textContent()).toBe('25.0')
+    expect(await detail.locator('[data-component="heat"]').getAttribute('title')).toContain('传导')
+    expect(errors).toEqual([])
+  })
+
+  it('says the same lookup failure once', async () => {
+    const { page, errors } = await open()
+    await loadViewer(page, `${server.base}/`)
+    await page.route(/\/(plan\/verdict|logic_state)\?/, (route) =>
+      route.fulfill({ status: 500, json: { detail: 'store unavailable: connection refused' } }),
+    )
+    await page.locator('#lookup-codes').fill('600519')
+    await page.locator('#lookup-form button').click()
+    await page.locator('.lookup-error').first().waitFor()
+    expect(await page.locator('.lookup-error').allTextContents()).toEqual([
+      'Lookup failed: 500: store unavailable: connection refused',
+    ])
+    expect(errors.every((e) => e.startsWith('http 500') || e.includes('500'))).toBe(true)
+  })
+
+  it('works from the keyboard: / to type, Enter to look up, Escape to clear, Tab and Enter to expand, [ ] for dates', async () => {
+    const { page, errors } = await open()
+    const latest = await loadViewer(page, `${server.base}/`)
+    const plan = await json<Plan>(`${server.base}/plan`)
+    await page.keyboard.press('/')
+    expect(await page.evaluate('document.activeElement.id')).toBe('lookup-codes')
+    await page.keyboard.type(plan.main[0]!.code)
+    await page.keyboard.press('Enter')
+    await page.locator(`.lookup-card[data-input="${plan.main[0]!.code}"]`).waitFor()
+    await page.keyboard.press('Escape')
+    expect(await page.locator('#lookup-codes').inputValue()).toBe('')
+    await page.locator('#main-table tr.row button.toggle').first().focus()
+    await page.keyboard.press('Enter')
+    await page.locator('#main-table tr.detail').first().waitFor({ state: 'visible' })
+    await page.locator('#main-section').focus()
+    await page.keyboard.press('[')
+    await page.locator(`body[data-loaded-date="${dates[1]}"]`).waitFor()
+    await page.keyboard.press(']')
+    await page.locator(`body[data-loaded-date="${latest}"]`).waitFor()
+    expect(errors).toEqual([])
+  })
+
+  it('prints the plan without the controls', async () => {
+    const { page, errors } = await open()
+    await loadViewer(page, `${server.base}/`)
+    await page.emulateMedia({ media: 'print' })
+    for (const hidden of ['#lookup', '.controls', '#main-table td.toggle-cell >> nth=0'])
+      expect(await page.locator(hidden).isVisible(), hidden).toBe(false)
+    for (const shown of ['#main-table', '#observe-table', '#session-heading', '#regime'])
+      expect(await page.locator(shown).isVisible(), shown).toBe(true)
+    expect(
+      await page
+        .locator('#main-table td.chg.up, #main-table td.chg.down')
+        .first()
+        .evaluate((n) => getComputedStyle(n).printColorAdjust),
+    ).toBe('exact')
+    expect(errors).toEqual([])
+  })
+
+  it('takes screenshots in both languages at desktop and phone width, nothing wider than the phone', async () => {
+    const plan = await json<Plan>(`${server.base}/plan`)
+    for (const locale of ['zh-CN', 'en-US']) {
+      for (const [name, viewport] of [
+        ['desktop', DESKTOP],
+        ['phone', PHONE],
+      ] as const) {
+        const { page, errors } = await open(viewport, locale)
+        await loadViewer(page, `${server.base}/`)
+        await page.locator('#main-table tr.row button.toggle').first().click()
+        await page.locator('#lookup-codes').fill(`${plan.main[0]!.code}, 600519.SZ`)
+        await page.locator('#lookup-form button').click()
+        await page.locator('.lookup-card').nth(1).waitFor()
+        const width = await page.evaluate('document.documentElement.scrollWidth')
+        expect(width).toBeLessThanOrEqual(viewport.width)
+        await screenshot(page, `viewer-${locale.slice(0, 2)}-${name}.png`)
+        expect(errors).toEqual([])
+      }
+    }
+  })
+
+  // these two rewrite tier rows (of the oldest and the latest date): they run last
+  it('gives a reason for each empty list', async () => {
+    const oldest = dates.at(-1)!
+    await sql`update tier_scores set tier = 'observe' where trade_date = ${oldest} and tier = 'main'`.execute(t.db)
+    const live = await serve(t, { ...demo.env, PLAN_FROM_SNAPSHOT: 'no' })
+    try {
+      for (const locale of ['en-US', 'zh-CN']) {
+        const { page, errors } = await open(DESKTOP, locale)
+        await loadViewer(page, `${live.base}/?date=${oldest}`)
+        const plan = await json<Plan & { watch: unknown[] }>(`${live.base}/plan?date=${oldest}`)
+        expect(plan.main).toEqual([])
+        expect(plan.watch).toEqual([])
+        const mainEmpty = page.locator('#main-empty')
+        expect(await mainEmpty.isVisible()).toBe(true)
+        expect(await page.locator('#main-table').isVisible()).toBe(false)
+        const reason = (await mainEmpty.textContent()) ?? ''
+        const c = plan.card_counts
+        const screened = ['held', 'suspended', 'st', 'new_listing', 'illiquid'].reduce((n, k) => n + (c[k] ?? 0), 0)
+        expect(reason).toContain(oldest)
+        expect(reason).toContain(String(screened))
+        expect(reason).toContain(locale === 'en-US' ? `held ${c.held}` : `持仓 ${c.held}`)
+        expect(await page.locator('#watch-empty').textContent()).toContain(
+          locale === 'en-US' ? 'is the earliest plan date' : '是最早的计划日期',
+        )
+        await screenshot(page, `viewer-${locale.slice(0, 2)}-empty-main.png`)
+        expect(errors).toEqual([])
+      }
+    } finally {
+      await live.app.close()
+    }
+  })
+
   it('escapes HTML in the data', async () => {
     const plan = await json<Plan>(`${server.base}/plan`)
     const target = plan.main[0]!

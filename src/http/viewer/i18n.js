@@ -268,7 +268,7 @@ const terms = {
       not_in_tier_table: 'not in the day’s tier table',
       observe: 'moved down to the observe list',
     },
-    screen: { held: 'held', suspended: 'suspended', st: 'ST', new_listing: 'newly listed', illiquid: 'illiquid' },
+    screen: { held: 'held', suspended: 'suspended', st: 'ST', new_listing: 'newly listed', illiquid: 'low liquidity' },
     state: { forming: 'forming', confirmed: 'confirmed', weakening: 'weakening', broken: 'broken' },
     stateTip: {
       forming: 'Forming: the score has risen into range but has not held there long enough to confirm the logic.',

@@ -465,8 +465,7 @@ function renderWatch(watch, plan) {
         ' ',
         el('span', { class: 'name' }, text(w.name)),
         ' ',
-        el('span', { class: 'badge reason', 'data-reason': w.reason }, term('reason', w.reason)),
-        state.i18n.lang === 'en' ? el('div', { class: 'muted' }, text(w.text)) : null,
+        el('span', { class: 'badge reason', 'data-reason': w.reason, title: w.text }, term('reason', w.reason)),
       ),
     ),
   )
@@ -522,12 +521,7 @@ function renderPlan() {
     ...(counts.length === 0
       ? [DASH]
       : counts.map(([k, v]) =>
-          el(
-            'span',
-            { class: 'chip', 'data-key': k },
-            `${countLabel(k)} `,
-            el('b', null, text(v)),
-          ),
+          el('span', { class: 'chip', 'data-key': k }, `${countLabel(k)} `, el('b', null, text(v))),
         )),
   )
   renderRegime(plan.regime)
@@ -661,7 +655,6 @@ function safeStorage() {
 
 function verdictSentence(v, date) {
   const params = { card: v.card_rank, rank: v.rank, score: num(v.score), tier: term('tier', v.tier), date }
-  if (state.i18n.lang === 'en' && v.verdict_text) return v.verdict_text
   if (v.decision === 'main' || v.decision === 'observe') return tr(`verdict.${v.decision}`, params)
   if (v.decision === 'absent') return tr('verdict.absent', params)
   return tr('verdict.reject', { ...params, why: term('reason', v.reason) })
@@ -718,7 +711,8 @@ function lookupCard(key, verdict, st, date) {
             ? el('span', { class: 'badge reason', 'data-reason': verdict.reason }, term('reason', verdict.reason))
             : '',
           ' ',
-          el('span', { class: 'verdict-text' }, verdictSentence(verdict, date)),
+          // the endpoint's own line (the CLI's wording) stays at hand as the tooltip
+          el('span', { class: 'verdict-text', title: verdict.verdict_text }, verdictSentence(verdict, date)),
         )
   let statePart
   if (!st) statePart = el('p', { class: 'empty-reason' }, tr('lookup.no_state'))
