@@ -291,7 +291,7 @@ const terms = {
     regime: { strong: 'strong', neutral: 'neutral', weak: 'weak', unknown: 'unknown' },
     signal: { positive: 'positive', neutral: 'neutral', negative: 'negative' },
     snapshot: { present: 'present', missing: 'missing' },
-    planSource: { snapshot: 'the day’s snapshot file', live: 'live assembly (no usable snapshot)' },
+    planSource: { snapshot: 'the day’s snapshot file', live: 'live assembly from the database' },
     flag: {
       limit_up_close: 'closed limit-up',
       one_word_board: 'one-price limit board',
@@ -395,7 +395,7 @@ const terms = {
     regime: { strong: '强势', neutral: '中性', weak: '弱势', unknown: '未知' },
     signal: { positive: '偏多', neutral: '中性', negative: '偏空' },
     snapshot: { present: '已生成', missing: '缺失' },
-    planSource: { snapshot: '当日快照文件', live: '实时组装（无可用快照）' },
+    planSource: { snapshot: '当日快照文件', live: '从数据库实时组装' },
     flag: { limit_up_close: '涨停收盘', one_word_board: '一字板', st: 'ST', new_listing: '次新股' },
     flagTip: {
       limit_up_close: '以涨停价收盘：次日开盘可能难以买入或追高。',
