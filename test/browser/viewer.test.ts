@@ -405,6 +405,13 @@ describe('plan viewer in a real browser', () => {
       await page.locator('#glossary summary').click()
       const shown = await page.locator('body').innerText()
       for (const key of RAW_KEYS) expect(shown, `${locale}: ${key}`).not.toContain(key)
+      if (locale === 'zh-CN') {
+        expect(await page.locator('#regime-source').textContent()).toMatch(
+          /^\d{4}-\d{2}-\d{2} 快照：\d+ 项偏多，\d+ 项偏空$/,
+        )
+        const valuations = await page.locator('.lookup-card .valuation').allTextContents()
+        expect(valuations.some((v) => v.startsWith('估值: 中性估值 '))).toBe(true)
+      }
       expect(errors).toEqual([])
     }
   })

@@ -217,7 +217,7 @@ function renderRegime(regime) {
   status.className = `badge regime-${text(regime?.status)}`
   $('regime-weak').textContent =
     regime?.weak_day === null || regime?.weak_day === undefined ? tr('n/a') : regime.weak_day ? tr('yes') : tr('no')
-  $('regime-source').textContent = text(regime?.source)
+  $('regime-source').textContent = regimeSource(regime?.source)
 }
 
 // ---- plan tables ----------------------------------------------------------------------------------------
@@ -680,7 +680,48 @@ function stateFacts(s) {
 /** A lookup text: the key is left out when its computation failed, and null when the code has no value. */
 function optional(entry, key, what) {
   if (!(key in entry)) return tr(`lookup.${what}_failed`)
-  return entry[key] === null ? tr(`lookup.no_${what}`) : String(entry[key])
+  if (entry[key] === null) return tr(`lookup.no_${what}`)
+  if (state.i18n.lang === 'zh') {
+    const words = what === 'valuation' ? valuationWords(entry.valuation) : reviewWords(entry.company_review)
+    if (words) return words
+  }
+  return String(entry[key])
+}
+
+const METHODS = { pe_band: 'PE 区间', pb_roe: 'PB-ROE' }
+const METRICS = {
+  roe: 'ROE',
+  gross_margin: '毛利率',
+  ocf_to_np: '现金转化',
+  debt_to_assets: '资产负债率',
+  np_yoy: '净利润同比',
+  eps: '每股收益',
+}
+
+/** The valuation in Chinese from its object; undefined when its shape is not the one known here. */
+function valuationWords(v) {
+  const sc = v?.scenarios
+  if (!sc || !isNum(sc.neutral?.value)) return undefined
+  return `中性估值 ${num(sc.neutral.value, 2)}（安全边际 ${pct(sc.neutral.mos)}），悲观 ${num(sc.bear?.value, 2)}，乐观 ${num(sc.bull?.value, 2)} · ${METHODS[v.method] ?? text(v.method)}`
+}
+
+/** The company review in Chinese from its object; undefined when its shape is not the one known here. */
+function reviewWords(r) {
+  if (!r || typeof r.grade !== 'string' || !r.metrics) return undefined
+  const m = r.metrics
+  const triggered = (r.invalidation ?? []).filter((c) => c.triggered)
+  const checks =
+    triggered.length === 0
+      ? '未触发失效条件'
+      : `触发失效：${triggered.map((c) => `${METRICS[c.metric] ?? c.metric} ${c.op} ${c.threshold}`).join('、')}`
+  return `等级 ${r.grade}（${text(r.score)} 分）：ROE ${pct(m.roe)}，毛利率 ${pct(m.gross_margin)}，现金转化 ${num(m.ocf_to_np, 2)} · ${checks}`
+}
+
+/** The regime's source line in Chinese when it is the snapshot's count of signals. */
+function regimeSource(source) {
+  const m = /^snapshot (\d{4}-\d{2}-\d{2}): (\d+) items? positive, (\d+) negative$/.exec(source ?? '')
+  if (state.i18n.lang !== 'zh' || !m) return text(source)
+  return `${m[1]} 快照：${m[2]} 项偏多，${m[3]} 项偏空`
 }
 
 function lookupCard(key, verdict, st, date) {
