@@ -147,11 +147,13 @@ function applyLanguage() {
   sw.setAttribute('lang', lang === 'zh' ? 'en' : 'zh')
   sw.setAttribute('aria-label', tr('lang.switch.label'))
   $('glossary-list').replaceChildren(
-    ...state.i18n.glossary.flatMap(([word, meaning]) => [el('dt', null, word), el('dd', null, meaning)]),
-    ...COMPONENTS.flatMap((c) => [el('dt', null, term('component', c)), el('dd', null, term('componentTip', c))]),
-    ...['forming', 'confirmed', 'weakening', 'broken'].flatMap((s) => [
-      el('dt', null, term('state', s)),
-      el('dd', null, term('stateTip', s)),
+    ...[
+      ...state.i18n.glossary,
+      ...COMPONENTS.map((c) => [term('component', c), term('componentTip', c)]),
+      ...['forming', 'confirmed', 'weakening', 'broken'].map((s) => [term('state', s), term('stateTip', s)]),
+    ].flatMap(([word, meaning]) => [
+      el('dt', { class: 'glossary-term' }, word),
+      el('dd', { class: 'glossary-meaning' }, meaning),
     ]),
   )
 }
@@ -301,9 +303,9 @@ function componentsList(row) {
     ...COMPONENTS.map((k) =>
       el(
         'div',
-        { title: term('componentTip', k), 'data-component': k },
-        el('dt', null, term('component', k)),
-        el('dd', null, num(c[k])),
+        { class: 'component', title: term('componentTip', k), 'data-component': k },
+        el('dt', { class: 'component-name' }, term('component', k)),
+        el('dd', { class: 'component-points' }, num(c[k])),
       ),
     ),
   )
