@@ -36,12 +36,15 @@ export async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
 }
 
 /**
- * The full demo market (default 5000 stocks x 250 days) in its own embedded PostgreSQL under var/bench,
+ * The full demo market (default 5000 stocks x 250 days, or the given defaults; --stocks/--days override) in its own embedded PostgreSQL under var/bench,
  * generated and imported once and reused by later runs (BENCH_DATABASE_URL points elsewhere instead).
  */
-export async function benchMarket(env: Record<string, string> = {}): Promise<BenchMarket> {
-  const stocks = flag('stocks', 5000)
-  const days = flag('days', 250)
+export async function benchMarket(
+  env: Record<string, string> = {},
+  defaults: { stocks: number; days: number } = { stocks: 5000, days: 250 },
+): Promise<BenchMarket> {
+  const stocks = flag('stocks', defaults.stocks)
+  const days = flag('days', defaults.days)
   const root = path.resolve('var/bench', `${stocks}x${days}`)
   const config = loadConfig({
     ...process.env,

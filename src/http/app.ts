@@ -6,6 +6,7 @@ import type { Services } from '../compose.js'
 import { createMetrics, type Metrics } from '../services/metrics.js'
 import { installAccessLog } from './plugins/access-log.js'
 import { clientErrorHandler, frameworkErrors, installErrorHandler } from './plugins/error-handler.js'
+import { lazyRequestLogger } from './request-logger.js'
 import datesRoutes from './routes/dates.routes.js'
 import healthRoutes from './routes/health.routes.js'
 import logicStateRoutes from './routes/logic-state.routes.js'
@@ -28,6 +29,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     loggerInstance: deps.log as FastifyBaseLogger,
     // one access line per request comes from our own onResponse hook (and the plan route's richer line)
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: lazyRequestLogger,
     routerOptions: { maxParamLength: 200 },
     bodyLimit: 1024 * 1024,
     requestTimeout: 120_000,
@@ -48,11 +50,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   installErrorHandler(app)
-  installAccessLog(app)
   const metrics = deps.metrics ?? createMetrics({ defaults: false })
-  app.addHook('onResponse', async (req, reply) => {
-    metrics.observeRequest(req.routeOptions.url ?? 'unmatched', req.method, reply.statusCode, reply.elapsedTime / 1000)
-  })
+  installAccessLog(app, { log: deps.log, metrics })
   await app.register(metricsRoutes, { metrics })
   await app.register(swagger, {
     openapi: {

@@ -7,6 +7,8 @@ export const PLAN_WRITTEN_CHANNEL = 'stockplan_plan_written'
 export interface LatestDate {
   /** The latest date of the tier score table; throws when it cannot be known. */
   get(): Promise<string | undefined>
+  /** The known value without waiting, or `{known: false}` when it would have to be queried. */
+  peek(): { known: true; value: string | undefined } | { known: false }
   /** Forget the known value (this process just wrote tier rows); other processes hear the NOTIFY. */
   invalidate(): void
   close(): Promise<void>
@@ -100,6 +102,9 @@ export function createLatestDate(deps: {
         if (hadValue) return value
         throw err
       }
+    },
+    peek() {
+      return known ? { known: true, value } : { known: false }
     },
     invalidate() {
       changes++

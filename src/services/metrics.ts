@@ -77,19 +77,28 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
       this.set({ state: 'queued' }, status?.queued ?? 0)
     },
   })
-  for (const result of ['hit', 'miss']) cache.inc({ result }, 0)
-  for (const s of ['snapshot', 'live']) source.inc({ source: s }, 0)
+  // label sets bound once: prom-client hashes a label object on every unbound inc/observe
+  const byRequestKind = new Map<string, { count: { inc(): void }; duration: { observe(v: number): void } }>()
+  const cacheBy = { hit: cache.labels({ result: 'hit' }), miss: cache.labels({ result: 'miss' }) }
+  const sourceBy = { snapshot: source.labels({ source: 'snapshot' }), live: source.labels({ source: 'live' }) }
+  for (const bound of [cacheBy.hit, cacheBy.miss, sourceBy.snapshot, sourceBy.live]) bound.inc(0)
   return {
     registry,
     plan: {
-      cache: (result) => cache.inc({ result }),
-      source: (s) => source.inc({ source: s }),
+      cache: (result) => cacheBy[result].inc(),
+      source: (s) => sourceBy[s].inc(),
       liveAssembly: (seconds) => assembly.observe(seconds),
     },
     observeRequest(route, method, status, seconds) {
-      const labels = { route, method, status: String(status) }
-      requests.inc(labels)
-      durations.observe(labels, seconds)
+      const key = `${status} ${method} ${route}`
+      let bound = byRequestKind.get(key)
+      if (!bound) {
+        const labels = { route, method, status: String(status) }
+        bound = { count: requests.labels(labels), duration: durations.labels(labels) }
+        byRequestKind.set(key, bound)
+      }
+      bound.count.inc()
+      bound.duration.observe(seconds)
     },
     chainRun: (result) => chains.inc({ result }),
     setSchedulerStatus(read) {

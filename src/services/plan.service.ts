@@ -46,6 +46,7 @@ export interface PlanResult {
   /** The whole response body: the cached plan's bytes followed by this request's snapshot, regime and market. */
   readonly bytes: Buffer
   readonly dateKey: string
+  readonly sizes: PlanSizes
 }
 
 export const PLAN_CACHE_MAX = 8
@@ -133,6 +134,26 @@ export function createPlanService(deps: PlanServiceDeps) {
   }
 
   return {
+    /**
+     * A cache hit answered without waiting (no promise, no I/O): the data date known, the cut cached and the
+     * snapshot state checked within the last second. Anything else is `undefined`: ask `getPlan`.
+     */
+    cachedPlan(request: { date?: string; sizes: PlanSizes }): PlanResult | undefined {
+      let date = request.date
+      if (date === undefined) {
+        const latest = deps.latestDate.peek()
+        if (!latest.known || latest.value === undefined) return undefined
+        date = latest.value
+      }
+      const entry = cache.get(keyOf(date, request.sizes))
+      if (!entry) return undefined
+      const meta = deps.snapshots.peek(entry.body.date)
+      if (!meta) return undefined
+      deps.observe?.cache('hit')
+      const bytes = responseBytes(entry, meta)
+      return { body: entry.body, source: entry.source, cache: 'hit', meta, bytes, dateKey: date, sizes: request.sizes }
+    },
+
     async getPlan(request: { date?: string; sizes: PlanSizes; nocache: boolean }): Promise<PlanResult> {
       const date = await resolveDate(request.date)
       const key = keyOf(date, request.sizes)
@@ -154,6 +175,7 @@ export function createPlanService(deps: PlanServiceDeps) {
         meta,
         bytes: responseBytes(entry, meta),
         dateKey: date,
+        sizes: request.sizes,
       }
     },
 

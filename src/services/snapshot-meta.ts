@@ -53,6 +53,11 @@ export function createSnapshotMeta(deps: { files: PlanFiles; log: Logger; now?: 
       if (cache.size > MAX_DATES) cache.delete(cache.keys().next().value as string)
       return meta
     },
+    /** The date's meta when it was checked less than a second ago (what `get` would answer without I/O). */
+    peek(date: string): SnapshotMeta | undefined {
+      const cached = cache.get(date)
+      return cached && now() - cached.checkedAt < RECHECK_MS ? cached.meta : undefined
+    },
     forget(date?: string): void {
       if (date === undefined) cache.clear()
       else cache.delete(date)

@@ -1,0 +1,197 @@
+/**
+ * Cached GET /plan against the stack's floor, measured as CPU per request. Three servers, each in its own process,
+ * send the same bytes: a bare `node:http` server (a Buffer), a bare Fastify route (a Buffer), and the service
+ * itself (`stockplan serve`, its real logging: LOG_LEVEL=info, the access line of every request written to a file).
+ * `wrk` loads each one in turn from its own process; the server's CPU time per request is read from
+ * /proc/<pid>/stat around the run, wrk's own CPU from `times` (it must stay below the server's, or the load
+ * generator is the bottleneck). Several rounds, the order of the servers rotated each round; prints the median
+ * and spread of CPU µs per request, of its ratio to bare node within the same round, and req/s. Asserts nothing.
+ *
+ *   npx tsx bench/cached-plan.bench.ts [--stocks 800 --days 160 --rounds 5 --seconds 8 --connections 50 --profile]
+ *
+ * Ports: BENCH_PORT (default 8370) for the service, the next two for the bare servers. --profile runs the
+ * servers under --cpu-prof (slower: the figures are then for reading the profiles, not for the table) and prints
+ * where each one's CPU went under load, by package and by function.
+ */
+import { type ChildProcess, execFile, fork } from 'node:child_process'
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import { promisify } from 'node:util'
+import { summariseProfile } from './cpu-profile.js'
+import { benchMarket, ensurePlanned, flag, median } from './support.js'
+
+const run = promisify(execFile)
+const rounds = flag('rounds', 5)
+const seconds = flag('seconds', 8)
+const connections = flag('connections', 50)
+const profile = process.argv.includes('--profile')
+const basePort = Number(process.env.BENCH_PORT ?? 8370)
+const CLK_TCK = Number((await run('getconf', ['CLK_TCK'])).stdout.trim())
+
+const market = await benchMarket({}, { stocks: 800, days: 160 })
+await ensurePlanned(market, [market.lastDate], new AbortController().signal)
+const work = path.resolve('var/bench/cached-plan')
+await rm(work, { recursive: true, force: true })
+await mkdir(work, { recursive: true })
+const accessLog = path.join(work, 'service-stdout.ndjson')
+const profDirOf = (server: string): string => path.join(work, 'prof', server.replace(/[^a-z]+/gi, '-'))
+
+interface Server {
+  readonly name: string
+  readonly url: string
+  readonly child: ChildProcess
+}
+
+/** Starts a server in its own node process (tsx loaded in-process, so the pid is the server's). */
+async function start(name: string, port: number, script: string, args: string[], env: NodeJS.ProcessEnv) {
+  const execArgv = ['--import', 'tsx', ...(profile ? ['--cpu-prof', '--cpu-prof-dir', profDirOf(name)] : [])]
+  const out = name === 'service' ? await import('node:fs').then((fs) => fs.openSync(accessLog, 'w')) : 'ignore'
+  const child = fork(script, args, { execArgv, env, stdio: ['ignore', out, 'inherit', 'ipc'] })
+  const url = `http://127.0.0.1:${port}/plan`
+  for (let i = 0; i < 600; i++) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}`)
+    if (
+      await fetch(url).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return { name, url, child }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new Error(`${name} did not answer on ${url}`)
+}
+
+/** User and system CPU time of a process (all its threads), in microseconds. */
+async function cpuMicros(pid: number): Promise<{ user: number; sys: number }> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8')
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return { user: (Number(fields[11]) / CLK_TCK) * 1e6, sys: (Number(fields[12]) / CLK_TCK) * 1e6 }
+}
+
+interface Round {
+  readonly requests: number
+  readonly rps: number
+  readonly serverUs: number
+  /** The part of serverUs spent in the kernel (socket and file writes). */
+  readonly serverSysUs: number
+  readonly serverCpu: number
+  readonly wrkCpu: number
+  readonly non2xx: number
+}
+
+const nowMicros = (): number => Number(process.hrtime.bigint() / 1000n)
+/** When each server was under measured load, for reading its profile without start-up and warm-up. */
+const loadWindows = new Map<string, Array<[number, number]>>()
+
+async function load(server: Server, secs: number, measured = true): Promise<Round> {
+  const pid = server.child.pid!
+  const before = await cpuMicros(pid)
+  const started = performance.now()
+  const from = nowMicros()
+  // `times` prints the children's user and system time: wrk's own CPU
+  const { stdout } = await run('bash', ['-c', `wrk -t1 -c${connections} -d${secs}s ${server.url} && times`])
+  const wall = (performance.now() - started) / 1000
+  if (measured) loadWindows.set(server.name, [...(loadWindows.get(server.name) ?? []), [from, nowMicros()]])
+  const after = await cpuMicros(pid)
+  const sys = after.sys - before.sys
+  const used = after.user - before.user + sys
+  const requests = Number(/(\d+) requests in/.exec(stdout)?.[1] ?? Number.NaN)
+  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(stdout)?.[1] ?? 0)
+  const times = [...stdout.matchAll(/(\d+)m([\d.]+)s/g)].map((m) => Number(m[1]) * 60 + Number(m[2]))
+  const wrkCpu = (times[2] ?? Number.NaN) + (times[3] ?? Number.NaN)
+  return {
+    requests,
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1] ?? Number.NaN),
+    serverUs: used / requests,
+    serverSysUs: sys / requests,
+    serverCpu: used / 1e6 / wall,
+    wrkCpu: wrkCpu / wall,
+    non2xx,
+  }
+}
+
+const env = { ...process.env, LOG_LEVEL: 'info', HOST: '127.0.0.1' }
+const service = await start('service', basePort, 'bin/stockplan.js', ['serve'], {
+  ...env,
+  PORT: String(basePort),
+  DATABASE_URL: market.store.url,
+  PLAN_DATA_DIR: market.config.planDataDir,
+  PG_DATA_DIR: market.config.pgDataDir,
+})
+const body = Buffer.from(await (await fetch(service.url)).arrayBuffer())
+const bodyFile = path.join(work, 'plan.json')
+await writeFile(bodyFile, body)
+const servers: Server[] = [
+  await start('bare node:http', basePort + 1, 'bench/servers/bare-node.ts', [String(basePort + 1), bodyFile], env),
+  await start('bare Fastify', basePort + 2, 'bench/servers/bare-fastify.ts', [String(basePort + 2), bodyFile], env),
+  service,
+]
+for (const s of servers) {
+  const other = Buffer.from(await (await fetch(s.url)).arrayBuffer())
+  if (!other.equals(body)) throw new Error(`${s.name} does not send the same bytes`)
+}
+console.log(
+  `cached GET /plan, ${body.length} bytes; wrk -t1 -c${connections}, ${rounds} rounds x ${seconds} s per server` +
+    `${profile ? ' (servers under --cpu-prof)' : ''}`,
+)
+
+for (const s of servers) await load(s, 2, false) // warm-up: JIT, connection set-up
+const results = new Map<string, Round[]>(servers.map((s) => [s.name, []]))
+for (let r = 0; r < rounds; r++) {
+  const order = servers.map((_, i) => servers[(i + r) % servers.length]!)
+  const line: string[] = []
+  for (const s of order) {
+    const result = await load(s, seconds)
+    results.get(s.name)!.push(result)
+    line.push(`${s.name} ${result.serverUs.toFixed(1)} µs (sys ${result.serverSysUs.toFixed(1)})`)
+  }
+  console.log(`round ${r + 1}: ${line.join(', ')}`)
+}
+
+const baseline = results.get('bare node:http')!
+const spread = (xs: number[], digits: number): string =>
+  `${median(xs).toFixed(digits)} [${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)}]`
+console.log(
+  '\nserver            CPU µs/req (median [min–max])  ratio to bare node   req/s          server CPU  wrk CPU  non-2xx',
+)
+for (const s of servers) {
+  const rs = results.get(s.name)!
+  const ratios = rs.map((x, i) => x.serverUs / baseline[i]!.serverUs)
+  console.log(
+    `${s.name.padEnd(17)} ${spread(
+      rs.map((x) => x.serverUs),
+      1,
+    ).padEnd(30)} ${spread(ratios, 2).padEnd(20)} ${spread(
+      rs.map((x) => x.rps),
+      0,
+    ).padEnd(14)} ${(median(rs.map((x) => x.serverCpu)) * 100).toFixed(0).padStart(7)} %  ${(
+      median(rs.map((x) => x.wrkCpu)) * 100
+    )
+      .toFixed(0)
+      .padStart(5)} %  ${rs.reduce((n, x) => n + x.non2xx, 0)}`,
+  )
+}
+const loadgenBound = servers.some((s) => results.get(s.name)!.some((x) => x.wrkCpu >= x.serverCpu))
+console.log(
+  loadgenBound
+    ? 'WARNING: in some run wrk used as much CPU as the server: the load generator, not the server, was the limit'
+    : 'wrk used less CPU than the server in every run: the server was the limit',
+)
+
+for (const s of servers) s.child.kill('SIGTERM')
+await Promise.all(
+  servers.map((s) => new Promise((r) => (s.child.exitCode !== null ? r(null) : s.child.once('exit', r)))),
+)
+const lines = (await readFile(accessLog, 'utf8')).split('\n').filter((l) => l.includes('"plan served"'))
+const served = results.get('service')!.reduce((n, x) => n + x.requests, 0)
+console.log(`service access lines written: ${lines.length} (>= ${served} measured requests); last one:`)
+console.log(lines.at(-1))
+if (profile) {
+  for (const s of servers) {
+    const summary = await summariseProfile(profDirOf(s.name), { windows: loadWindows.get(s.name), top: 12 })
+    console.log(`\n${s.name}: ${summary}`)
+  }
+}
+await market.services.close()
+await market.store.close()
