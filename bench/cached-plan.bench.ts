@@ -13,12 +13,12 @@
  * servers under --cpu-prof (slower: the figures are then for reading the profiles, not for the table) and prints
  * where each one's CPU went under load, by package and by function.
  */
-import { type ChildProcess, execFile, fork } from 'node:child_process'
+import { type ChildProcess, execFile } from 'node:child_process'
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { summariseProfile } from './cpu-profile.js'
-import { benchMarket, ensurePlanned, flag, median } from './support.js'
+import { benchMarket, ensurePlanned, flag, median, startProcess } from './support.js'
 
 const run = promisify(execFile)
 const rounds = flag('rounds', 5)
@@ -42,24 +42,13 @@ interface Server {
   readonly child: ChildProcess
 }
 
-/** Starts a server in its own node process (tsx loaded in-process, so the pid is the server's). */
 async function start(name: string, port: number, script: string, args: string[], env: NodeJS.ProcessEnv) {
-  const execArgv = ['--import', 'tsx', ...(profile ? ['--cpu-prof', '--cpu-prof-dir', profDirOf(name)] : [])]
-  const out = name === 'service' ? await import('node:fs').then((fs) => fs.openSync(accessLog, 'w')) : 'ignore'
-  const child = fork(script, args, { execArgv, env, stdio: ['ignore', out, 'inherit', 'ipc'] })
-  const url = `http://127.0.0.1:${port}/plan`
-  for (let i = 0; i < 600; i++) {
-    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}`)
-    if (
-      await fetch(url).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return { name, url, child }
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  throw new Error(`${name} did not answer on ${url}`)
+  const child = await startProcess(script, args, env, {
+    ready: `http://127.0.0.1:${port}/plan`,
+    stdout: name === 'service' ? accessLog : undefined,
+    execArgv: profile ? ['--cpu-prof', '--cpu-prof-dir', profDirOf(name)] : [],
+  })
+  return { name, url: `http://127.0.0.1:${port}/plan`, child }
 }
 
 /** User and system CPU time of a process (all its threads), in microseconds. */

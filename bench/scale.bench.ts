@@ -80,9 +80,9 @@ for (const [stocks, days] of sizes) {
       await services.steps.plan({ date: lastDate }, signal)
     })
     step(`build ${seconds(build)} s, plan ${seconds(plan)} s, a day of replay ${seconds(day)} s; lookups ...`)
-    const codes = (
-      await store.db.selectFrom('securities').select('code').orderBy('code').limit(1000).execute()
-    ).map((r) => r.code)
+    const codes = (await store.db.selectFrom('securities').select('code').orderBy('code').limit(1000).execute()).map(
+      (r) => r.code,
+    )
     const lookup = async (fn: () => Promise<unknown>): Promise<number> => {
       const times: number[] = []
       for (let i = 0; i < 7; i++) times.push((await timed(fn))[1])

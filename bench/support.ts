@@ -1,4 +1,5 @@
-import { execFile } from 'node:child_process'
+import { type ChildProcess, execFile, fork } from 'node:child_process'
+import { openSync } from 'node:fs'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { promisify } from 'node:util'
@@ -110,4 +111,66 @@ export async function ensurePlanned(market: BenchMarket, dates: readonly string[
     const [, ms] = await timed(() => market.services.chain({ date }, signal))
     console.log(`chain ${date}: ${(ms / 1000).toFixed(1)} s (setup)`)
   }
+}
+
+/**
+ * Starts a TypeScript entry point in its own node process (tsx loaded in-process, so the child's pid is the
+ * server's own, for /proc) and waits until `ready` answers 200. stdout goes to the given file, else nowhere.
+ */
+export async function startProcess(
+  script: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  options: { ready: string; stdout?: string; execArgv?: readonly string[] },
+): Promise<ChildProcess> {
+  const out = options.stdout ? openSync(options.stdout, 'w') : 'ignore'
+  const child = fork(script, args, {
+    execArgv: ['--import', 'tsx', ...(options.execArgv ?? [])],
+    env,
+    stdio: ['ignore', out, 'inherit', 'ipc'],
+  })
+  for (let i = 0; i < 600; i++) {
+    if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`)
+    if (
+      await fetch(options.ready).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return child
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  child.kill('SIGTERM')
+  throw new Error(`${script} did not answer on ${options.ready}`)
+}
+
+/** Stops a child process started here and waits for it to exit. */
+export async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return
+  const exited = new Promise((r) => child.once('exit', r))
+  child.kill('SIGTERM')
+  await exited
+}
+
+/** The service (`stockplan serve`) in its own process against a bench market, on the given port. */
+export function startService(
+  market: BenchMarket,
+  port: number,
+  options: { env?: NodeJS.ProcessEnv; stdout?: string; execArgv?: readonly string[] } = {},
+): Promise<ChildProcess> {
+  const env = {
+    ...process.env,
+    LOG_LEVEL: 'info',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATABASE_URL: market.store.url,
+    PLAN_DATA_DIR: market.config.planDataDir,
+    PG_DATA_DIR: market.config.pgDataDir,
+    ...options.env,
+  }
+  return startProcess('bin/stockplan.js', ['serve'], env, {
+    ready: `http://127.0.0.1:${port}/health`,
+    stdout: options.stdout,
+    execArgv: options.execArgv,
+  })
 }

@@ -77,12 +77,15 @@ export function createServices(
   const forgetPlan = (date: string): void => {
     snapshots.forget(date)
     plans.forgetDate(date)
+    verdicts.forgetDate(date)
+    logicStates.forgetDate(date)
   }
   const latestDate = createLatestDate({
     url: options.listen ? store.url : undefined,
     query: () => tiers.latestDate(),
     log,
     onPlanWritten: forgetPlan,
+    onTierChanged: () => forgetTiers(),
   })
   const plans = createPlanService({
     assembler,
@@ -94,16 +97,18 @@ export function createServices(
     cacheSec: config.planCacheSec,
     observe: options.observe,
   })
+  // a build changed tier rows: the latest date, and what the lookups kept from the old rows
+  function forgetTiers(): void {
+    latestDate.invalidate()
+    verdicts.clear()
+    logicStates.clear()
+  }
   const verdicts = createVerdictService({ inputs, market, tiers, latestDate, plans, log })
   const logicStates = createLogicStateService({ lookups: createLookupRepository(store.db), market, latestDate, log })
   const version = codeVersion()
   const steps = {
     build: (args: { date?: string }, signal: AbortSignal) =>
-      runBuild(
-        { db: store.db, market, log, progress, codeVersion: version, now, onBuilt: () => latestDate.invalidate() },
-        args,
-        signal,
-      ),
+      runBuild({ db: store.db, market, log, progress, codeVersion: version, now, onBuilt: forgetTiers }, args, signal),
     plan: (args: { date?: string }, signal: AbortSignal) =>
       runPlan(
         {

@@ -26,6 +26,8 @@ export function createLatestDate(deps: {
   log: Logger
   /** Called with the date whenever any process writes a date's plan (per-stock daily rows). */
   onPlanWritten?: (date: string) => void
+  /** Called whenever any process changes the tier table (a build). */
+  onTierChanged?: () => void
 }): LatestDate {
   let known = false
   let value: string | undefined
@@ -76,6 +78,7 @@ export function createLatestDate(deps: {
       }
       changes++
       known = false
+      deps.onTierChanged?.()
     })
     try {
       await c.connect()

@@ -22,8 +22,10 @@ import type { LookupRepository, PeFacts } from '../storage/lookup.repository.js'
 import type { FinancialRow, ForecastRow, MarketDataRepository } from '../storage/market-data.repository.js'
 import { toLogicMemory } from '../storage/plan-input.repository.js'
 import type { StockDailyRow } from '../storage/schema.js'
+import { DayCache } from './cache/day-cache.js'
 import type { LatestDate } from './latest-date.js'
 import { checkCodeList, failureText, lookupDate } from './lookup-request.js'
+import { mapInSlices } from './slices.js'
 
 export interface LogicStateEntry extends LogicStateFields {
   readonly input: string
@@ -89,8 +91,20 @@ interface FactsData {
 
 type Group<T> = { ok: true; values: Map<string, T> } | { ok: false }
 
+/** A code's entry of a date, apart from the input it was asked as; a group is undefined when it failed. */
+interface CodeEntry {
+  readonly state: StateOf
+  readonly valuation: { valuation: Valuation | null; valuation_text: string | null } | undefined
+  readonly review: { company_review: CompanyReview | null; company_review_text: string | null } | undefined
+}
+
+/** Dates whose entries are kept, and codes kept per date (more than a market has: unknown codes are kept too). */
+const KEPT_DATES = 3
+const KEPT_CODES_PER_DATE = 12_000
+
 export function createLogicStateService(deps: LogicStateServiceDeps) {
   const facts: FactsFunctions = { ...STOCK_FACTS, ...deps.facts }
+  const kept = new DayCache<CodeEntry>({ maxDates: KEPT_DATES, maxCodes: KEPT_CODES_PER_DATE })
 
   /** Daily rows where stored for the date, the rest stepped or replayed from tier scores. */
   async function states(date: string, codes: readonly string[]): Promise<Map<string, StateOf>> {
@@ -127,7 +141,7 @@ export function createLogicStateService(deps: LogicStateServiceDeps) {
       days.set(row.trade_date, row)
       byCode.set(row.code, days)
     }
-    for (const code of computed) {
+    await mapInSlices(computed, (code) => {
       const seed = seeds.get(code)
       const replayed: Replayed = replayFrom(seed, tier.dates, byCode.get(code) ?? new Map())
       out.set(code, {
@@ -139,7 +153,7 @@ export function createLogicStateService(deps: LogicStateServiceDeps) {
         ...stateFields(replayed.memory),
         note: computedNote(code, date, seed, replayed),
       })
-    }
+    })
     return out
   }
 
@@ -153,13 +167,13 @@ export function createLogicStateService(deps: LogicStateServiceDeps) {
   }
 
   /** One group for every code, or none at all: the first failure (reading or computing) drops the group. */
-  function group<T>(
+  async function group<T>(
     name: 'valuation' | 'company_review',
     date: string,
     codes: readonly string[],
     reads: ReadonlyArray<PromiseSettledResult<unknown>>,
     compute: (code: string) => T,
-  ): Group<T> {
+  ): Promise<Group<T>> {
     const failedRead = reads.find((r): r is PromiseRejectedResult => r.status === 'rejected')
     if (failedRead) {
       deps.log.warn(
@@ -169,18 +183,20 @@ export function createLogicStateService(deps: LogicStateServiceDeps) {
       return { ok: false }
     }
     const values = new Map<string, T>()
-    for (const code of codes) {
+    let failed = false
+    await mapInSlices(codes, (code) => {
+      if (failed) return
       try {
         values.set(code, compute(code))
       } catch (err) {
+        failed = true
         deps.log.warn(
           { date, group: name, code, err: { message: failureText(err) } },
           `${name} left out: computing it failed`,
         )
-        return { ok: false }
       }
-    }
-    return { ok: true, values }
+    })
+    return failed ? { ok: false } : { ok: true, values }
   }
 
   function factsInput(data: FactsData, code: string): FactsInput {
@@ -196,6 +212,64 @@ export function createLogicStateService(deps: LogicStateServiceDeps) {
     }
   }
 
+  /**
+   * The entries of codes not yet known for the date, computed together (one query per table for the batch).
+   * A failed group leaves its keys out of this batch's entries (`undefined`), and such a batch is not kept.
+   */
+  async function computeBatch(date: string, codes: readonly string[]): Promise<Map<string, CodeEntry>> {
+    const factsRead = loadFacts(date, codes)
+    let stateByCode: Map<string, StateOf>
+    try {
+      stateByCode = await states(date, codes)
+    } catch (err) {
+      await factsRead
+      throw new AppError(500, failureText(err))
+    }
+    const data = await factsRead
+    const valuation = await group(
+      'valuation',
+      date,
+      codes,
+      [data.closes, data.pe, data.forecasts, data.financials],
+      (code) => facts.valuation(factsInput(data, code)),
+    )
+    const review = await group('company_review', date, codes, [data.financials], (code) =>
+      facts.review(factsInput(data, code)),
+    )
+    const out = new Map<string, CodeEntry>()
+    await mapInSlices(codes, (code) => {
+      const v = valuation.ok ? (valuation.values.get(code) ?? null) : undefined
+      const r = review.ok ? (review.values.get(code) ?? null) : undefined
+      out.set(code, {
+        state: stateByCode.get(code)!,
+        valuation: v === undefined ? undefined : { valuation: v, valuation_text: formatValuation(v) },
+        review: r === undefined ? undefined : { company_review: r, company_review_text: formatCompanyReview(r) },
+      })
+    })
+    return out
+  }
+
+  /** Each code's entry of the date: kept ones as they are, the others computed in one batch and kept. */
+  function entriesOf(date: string, codes: readonly string[]): Promise<CodeEntry[]> {
+    const missing = codes.filter((code) => kept.get(date, code) === undefined)
+    const pending = new Map<string, Promise<CodeEntry>>()
+    if (missing.length > 0) {
+      const batch = computeBatch(date, missing)
+      for (const code of missing) {
+        const entry = batch.then((m) => m.get(code)!)
+        entry.catch(() => undefined) // the request awaits it below; the cache drops it
+        pending.set(code, entry)
+        kept.set(date, code, entry)
+        // a batch with a group left out is answered once, not kept: the next request tries again
+        entry.then(
+          (e) => (!e.valuation || !e.review ? kept.delete(date, code, entry) : undefined),
+          () => undefined,
+        )
+      }
+    }
+    return Promise.all(codes.map((code) => pending.get(code) ?? kept.get(date, code)!))
+  }
+
   return {
     async lookup(request: LogicStateRequest): Promise<LogicStateList> {
       checkCodeList(request.codes)
@@ -203,39 +277,33 @@ export function createLogicStateService(deps: LogicStateServiceDeps) {
       const date = await lookupDate(deps.latestDate, request.date)
       if (valid.length === 0) return { date, count: invalid.length, states: [...invalid] }
       const codes = valid.map((v) => v.code)
-      const factsRead = loadFacts(date, codes)
-      let stateByCode: Map<string, StateOf>
+      let found: CodeEntry[]
       try {
-        stateByCode = await states(date, codes)
+        found = await entriesOf(date, codes)
       } catch (err) {
-        await factsRead
-        throw new AppError(500, failureText(err))
+        throw err instanceof AppError ? err : new AppError(500, failureText(err))
       }
-      const data = await factsRead
-      const valuation = group(
-        'valuation',
-        date,
-        codes,
-        [data.closes, data.pe, data.forecasts, data.financials],
-        (code) => facts.valuation(factsInput(data, code)),
-      )
-      const review = group('company_review', date, codes, [data.financials], (code) =>
-        facts.review(factsInput(data, code)),
-      )
-      const entries = valid.map(({ input, code }): LogicStateEntry => {
-        const v = valuation.ok ? (valuation.values.get(code) ?? null) : undefined
-        const r = review.ok ? (review.values.get(code) ?? null) : undefined
+      // a group is shown for every entry or for none (some entries may come from a batch that left it out)
+      const withValuation = found.every((e) => e.valuation !== undefined)
+      const withReview = found.every((e) => e.review !== undefined)
+      const entries = await mapInSlices(valid, ({ input, code }, i): LogicStateEntry => {
+        const e = found[i]!
         return {
           input,
           code,
           date,
-          ...stateByCode.get(code)!,
-          ...(v !== undefined ? { valuation: v, valuation_text: formatValuation(v) } : {}),
-          ...(r !== undefined ? { company_review: r, company_review_text: formatCompanyReview(r) } : {}),
+          ...e.state,
+          ...(withValuation ? e.valuation : {}),
+          ...(withReview ? e.review : {}),
         }
       })
       return { date, count: entries.length + invalid.length, states: [...entries, ...invalid] }
     },
+
+    /** The date was re-planned (its stored states changed): its kept entries are stale. */
+    forgetDate: (date: string): void => kept.forget(date),
+    /** Tier rows changed somewhere (a build): every kept entry may be stale. */
+    clear: (): void => kept.clear(),
   }
 }
 

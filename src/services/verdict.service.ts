@@ -1,11 +1,12 @@
 /**
  * `GET /plan/verdict` and `stockplan reconcile`: per-code verdicts against the plan of a tier date at default
- * sizes. Reads, per request, one query each of tier_scores, securities, builds and holdings, plus the day's
- * `_full` from the plan service (the snapshot, or live assembly: exactly what `GET /plan` cuts from).
+ * sizes. Reads, once per date, the date's tier_scores, its build record and the day's `_full` from the plan
+ * service (the snapshot, or live assembly: exactly what `GET /plan` cuts from); per request, the requested codes'
+ * names and the holdings.
  */
 import { distinctCodes, parseCodeItems } from '../domain/code-list.js'
 import { DEFAULT_SIZES, selectRows } from '../domain/plan-assembly.js'
-import type { FullPlan } from '../domain/plan-types.js'
+import type { FullPlan, TierRow } from '../domain/plan-types.js'
 import { type VerdictEntry, verdictFor } from '../domain/verdict.js'
 import { AppError, exceptionText, notFound } from '../errors.js'
 import type { Logger } from '../logger.js'
@@ -15,6 +16,7 @@ import type { TierRepository } from '../storage/tier.repository.js'
 import type { LatestDate } from './latest-date.js'
 import { checkCodeList, failureText, lookupDate } from './lookup-request.js'
 import type { PlanService } from './plan.service.js'
+import { mapInSlices } from './slices.js'
 
 export interface VerdictError {
   readonly input: string
@@ -54,17 +56,29 @@ export interface VerdictRequest {
 const noTierRows = (date: string): AppError =>
   notFound(`no tier scores for ${date}: run the day's build first (\`stockplan build --date ${date}\`)`)
 
+/** What a date's verdicts are decided from, apart from names and holdings: written once by its build and plan. */
+interface DayData {
+  readonly rows: ReadonlyMap<string, TierRow>
+  readonly stale: string
+  readonly selection: ReturnType<typeof selectRows>
+}
+
+/** Dates whose data is kept. */
+const KEPT_DATES = 3
+
 export function createVerdictService(deps: VerdictServiceDeps) {
-  async function load(date: string, codes: readonly string[]) {
-    const [rows, securities, build, held, full] = await Promise.allSettled([
-      deps.inputs.tierRows(date, codes),
-      codes.length > 0 ? deps.market.securities(codes) : Promise.resolve([]),
+  // the date's whole tier table and plan selection, read once per date rather than per request: a 1000-code
+  // request then costs two small queries (names, holdings) and the per-code decisions
+  const days = new Map<string, Promise<DayData>>()
+
+  async function loadDay(date: string): Promise<DayData> {
+    const [rows, build, full] = await Promise.allSettled([
+      deps.inputs.tierRows(date),
       deps.tiers.latestBuild(date),
-      deps.inputs.heldCodes(),
       deps.plans.getFull(date),
     ])
     // the store's own failure text first: the plan service words a store failure as its own 503
-    for (const result of [rows, securities, build, held]) {
+    for (const result of [rows, build]) {
       if (result.status === 'rejected') throw new AppError(500, failureText(result.reason))
     }
     if (full.status === 'rejected') {
@@ -74,11 +88,36 @@ export function createVerdictService(deps: VerdictServiceDeps) {
     }
     const ok = <T>(r: PromiseSettledResult<T>): T => (r as PromiseFulfilledResult<T>).value
     return {
-      rows: ok(rows),
-      securities: ok(securities),
-      build: ok(build),
-      held: ok(held),
-      full: full.value as FullPlan,
+      rows: new Map(ok(rows).map((r) => [r.code, r])),
+      stale: ok(build)?.stale ?? '',
+      selection: selectRows(full.value as FullPlan, DEFAULT_SIZES),
+    }
+  }
+
+  function dayData(date: string): Promise<DayData> {
+    let day = days.get(date)
+    if (!day) {
+      const loading = loadDay(date)
+      day = loading
+      days.set(date, loading)
+      loading.catch(() => {
+        if (days.get(date) === loading) days.delete(date) // a failure is answered, never kept
+      })
+      while (days.size > KEPT_DATES) days.delete(days.keys().next().value as string)
+    }
+    return day
+  }
+
+  /** Names (a security can be listed after the build) and holdings (they change at any time): per request. */
+  async function perRequest(codes: readonly string[]) {
+    try {
+      const [securities, held] = await Promise.all([
+        codes.length > 0 ? deps.market.securities(codes) : Promise.resolve([]),
+        deps.inputs.heldCodes(),
+      ])
+      return { names: new Map(securities.map((s) => [s.code, s.name])), held }
+    } catch (err) {
+      throw new AppError(500, failureText(err))
     }
   }
 
@@ -88,15 +127,11 @@ export function createVerdictService(deps: VerdictServiceDeps) {
       const items = parseCodeItems(request.codes)
       const date = await lookupDate(deps.latestDate, request.date)
       const codes = distinctCodes(items)
-      const data = await load(date, codes)
-      const context = {
-        date,
-        rows: new Map(data.rows.map((r) => [r.code, r])),
-        names: new Map(data.securities.map((s) => [s.code, s.name])),
-        held: data.held,
-        selection: selectRows(data.full, DEFAULT_SIZES),
-      }
-      const verdicts = items.map((item): VerdictItem => {
+      // the date's data first: its failure text (tier data) is the one a 500 carries
+      const day = await dayData(date)
+      const { names, held } = await perRequest(codes)
+      const context = { date, rows: day.rows, names, held, selection: day.selection }
+      const verdicts = await mapInSlices(items, (item): VerdictItem => {
         if ('error' in item) return item
         try {
           return verdictFor(item.input, item.code, context)
@@ -105,8 +140,15 @@ export function createVerdictService(deps: VerdictServiceDeps) {
           return { input: item.input, code: item.code, error: exceptionText(err) }
         }
       })
-      return { date, stale: data.build?.stale ?? '', count: verdicts.length, verdicts }
+      return { date, stale: day.stale, count: verdicts.length, verdicts }
     },
+
+    /** The date was re-planned: its selection is stale. */
+    forgetDate: (date: string): void => {
+      days.delete(date)
+    },
+    /** Tier rows changed somewhere (a build): every kept date may be stale. */
+    clear: (): void => days.clear(),
   }
 }
 

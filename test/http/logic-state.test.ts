@@ -118,6 +118,7 @@ describe('GET /logic_state on the demo market', () => {
     }
     // now the plan job runs for the day: the stored rows are what was computed
     await demo.services.steps.plan({ date: unplanned }, signal)
+    built.services.logicStates.forgetDate(unplanned) // what the plan-written NOTIFY does in the server
     try {
       const after = (await get(`/logic_state?codes=${codes.join(',')}`)).json()
       for (const [i, entry] of (after.states as Entry[]).entries()) {
@@ -129,6 +130,7 @@ describe('GET /logic_state on the demo market', () => {
       }
     } finally {
       await t.db.deleteFrom('stock_daily').where('trade_date', '=', unplanned).execute()
+      built.services.logicStates.forgetDate(unplanned)
     }
   })
 
@@ -137,6 +139,7 @@ describe('GET /logic_state on the demo market', () => {
     const stored = await t.db.selectFrom('stock_daily').selectAll().where('code', '=', code).execute()
     const expected = (await get(`/logic_state?code=${code}&date=${planned}`)).json().states[0]
     await t.db.deleteFrom('stock_daily').where('code', '=', code).execute()
+    built.services.logicStates.forgetDate(planned) // the stored rows changed (the plan-written NOTIFY's job)
     try {
       const entry = (await get(`/logic_state?code=${code}&date=${planned}`)).json().states[0]
       expect(entry).toMatchObject({
@@ -148,6 +151,7 @@ describe('GET /logic_state on the demo market', () => {
       for (const key of STATE_KEYS) expect(entry[key], key).toEqual(expected[key])
     } finally {
       await t.db.insertInto('stock_daily').values(stored).execute()
+      built.services.logicStates.forgetDate(planned)
     }
   })
 
@@ -160,6 +164,7 @@ describe('GET /logic_state on the demo market', () => {
       .where('trade_date', '=', unplanned)
       .execute()
     await t.db.deleteFrom('tier_scores').where('code', '=', code).where('trade_date', '=', unplanned).execute()
+    built.services.logicStates.clear() // the tier rows changed (the tier-table NOTIFY's job)
     try {
       const body = (await get(`/logic_state?codes=${code},600000`)).json()
       const [absent, unknown] = body.states as [Entry, Entry]
@@ -188,6 +193,7 @@ describe('GET /logic_state on the demo market', () => {
         .insertInto('tier_scores')
         .values(stored.map((r) => ({ ...r, graph_evidence: JSON.stringify(r.graph_evidence) })))
         .execute()
+      built.services.logicStates.clear()
     }
   })
 
@@ -388,5 +394,12 @@ describe('GET /logic_state on the demo market', () => {
     expect(counts[1]).toEqual(counts[0])
     expect(counts[2]).toEqual(counts[0])
     expect(counts[3]).toEqual(reads) // all daily: no tier history needed
+    // the same codes again read nothing: a date's entries do not change until its build or plan is rewritten
+    store.reset()
+    const again = (
+      await app.app.inject(`/logic_state?date=${unplanned}&codes=${tierCodes.slice(0, 300).join(',')}`)
+    ).json()
+    expect(again.count).toBe(300)
+    expect(store.perTable()).toEqual({})
   })
 })

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createServices } from '../../src/compose.js'
 import { createLogger } from '../../src/logger.js'
 import { createPlanService } from '../../src/services/plan.service.js'
+import { createSnapshotMeta } from '../../src/services/snapshot-meta.js'
 import { testConfig } from '../support/config.js'
 import { type DemoMarket, seedDemoMarket } from '../support/demo-market.js'
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
@@ -78,6 +79,40 @@ describe('plan service on the demo market', () => {
       plans.getPlan({ date: fastDate, sizes, nocache: false }).then(() => order.push(fastDate)),
     ])
     expect(order).toEqual([fastDate, slowDate])
+    await base.close()
+  })
+
+  it('answers a hit without waiting only when the date is known, the cut cached and the snapshot checked within a second', async () => {
+    const base = services()
+    let clock = 1_000_000
+    const date = demo.planned.at(-1)!
+    let latest: { known: true; value: string | undefined } | { known: false } = { known: false }
+    const plans = createPlanService({
+      assembler: base.assembler,
+      files: base.files,
+      snapshots: createSnapshotMeta({ files: base.files, log: base.log, now: () => clock }),
+      latestDate: { get: async () => date, peek: () => latest, invalidate: () => undefined, close: async () => {} },
+      log: base.log,
+      fromSnapshot: true,
+      cacheSec: 60,
+      now: () => clock,
+    })
+    const sizes = { top: 20, obs_top: 10, theme_cap: 5 }
+    expect(plans.cachedPlan({ date, sizes })).toBeUndefined() // nothing cached yet
+    const miss = await plans.getPlan({ date, sizes, nocache: false })
+    const hit = plans.cachedPlan({ date, sizes })
+    expect(hit?.cache).toBe('hit')
+    expect(hit?.bytes).toBe(miss.bytes) // the very same buffer
+    expect(plans.cachedPlan({ sizes })).toBeUndefined() // the latest date is not known without a query
+    latest = { known: true, value: date }
+    expect(plans.cachedPlan({ sizes })?.bytes).toBe(miss.bytes)
+    latest = { known: true, value: undefined } // an empty tier table: getPlan answers it
+    expect(plans.cachedPlan({ sizes })).toBeUndefined()
+    expect(plans.cachedPlan({ date, sizes: { ...sizes, top: 7 } })).toBeUndefined()
+    clock += 1000 // the snapshot's state is due for a re-check (a stat): not without waiting
+    expect(plans.cachedPlan({ date, sizes })).toBeUndefined()
+    expect((await plans.getPlan({ date, sizes, nocache: false })).cache).toBe('hit')
+    expect(plans.cachedPlan({ date, sizes })?.bytes).toBe(miss.bytes)
     await base.close()
   })
 

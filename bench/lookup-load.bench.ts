@@ -1,0 +1,113 @@
+/**
+ * Large lookups as a hostile client sends them, against the service in its own process: 1000-code
+ * `GET /plan/verdict` and `GET /logic_state` from N concurrent clients for some seconds each, while `/health` is
+ * probed every 20 ms. Prints the lookups' p50/p99, /health's p50/p99/max meanwhile, the server's CPU per lookup
+ * and its longest event-loop stall (prom-client's `nodejs_eventloop_lag_max_seconds`, reset by every scrape).
+ * Asserts nothing.
+ *   npx tsx bench/lookup-load.bench.ts [--stocks 800 --days 160 --concurrency 8 --seconds 10 --profile]
+ * --profile runs the service under --cpu-prof and prints where its CPU went during each endpoint's load.
+ * The codes: the last date's whole tier table (every decision), filled up to 1000 with codes the market does not
+ * have (absent verdicts, computed logic states).
+ */
+import { readFile, rm } from 'node:fs/promises'
+import path from 'node:path'
+import { summariseProfile } from './cpu-profile.js'
+import { benchMarket, ensurePlanned, flag, startService, stopProcess } from './support.js'
+
+const concurrency = flag('concurrency', 8)
+const seconds = flag('seconds', 10)
+const port = Number(process.env.BENCH_PORT ?? 8370)
+const base = `http://127.0.0.1:${port}`
+
+const market = await benchMarket({}, { stocks: 800, days: 160 })
+await ensurePlanned(market, [market.lastDate], new AbortController().signal)
+const tier = await market.store.db
+  .selectFrom('tier_scores')
+  .select('code')
+  .where('trade_date', '=', market.lastDate)
+  .orderBy('code')
+  .execute()
+const codes = tier.map((r) => r.code).slice(0, 1000)
+for (let n = 1; codes.length < 1000; n++) codes.push(`${String(900000 + n).padStart(6, '0')}.SH`)
+const query = `codes=${codes.join(',')}&date=${market.lastDate}`
+
+const profile = process.argv.includes('--profile')
+const profDir = path.resolve('var/bench/lookup-load-prof')
+await rm(profDir, { recursive: true, force: true })
+const server = await startService(market, port, {
+  stdout: '/dev/null',
+  execArgv: profile ? ['--cpu-prof', '--cpu-prof-dir', profDir] : [],
+})
+const windows = new Map<string, Array<[number, number]>>()
+const nowMicros = (): number => Number(process.hrtime.bigint() / 1000n)
+const pid = server.pid!
+const clkTck = 100
+
+const pct = (xs: number[], p: number): number => {
+  const sorted = [...xs].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN
+}
+async function cpuSeconds(): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8')
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(f[11]) + Number(f[12])) / clkTck
+}
+async function maxLoopStallMs(): Promise<number> {
+  const text = await (await fetch(`${base}/metrics`)).text()
+  const line = text.split('\n').find((l) => l.startsWith('nodejs_eventloop_lag_max_seconds '))
+  return Number(line?.split(' ')[1]) * 1000
+}
+async function timedGet(url: string): Promise<number> {
+  const started = performance.now()
+  const res = await fetch(url)
+  await res.arrayBuffer()
+  if (res.status !== 200) throw new Error(`${url.slice(0, 80)}: HTTP ${res.status}`)
+  return performance.now() - started
+}
+
+async function measure(label: string, path: string): Promise<void> {
+  for (let i = 0; i < 3; i++) await timedGet(`${base}${path}?${query}`) // warm-up
+  await maxLoopStallMs() // resets the server's lag histogram
+  const cpuBefore = await cpuSeconds()
+  const from = nowMicros()
+  const until = performance.now() + seconds * 1000
+  const lookups: number[] = []
+  const health: number[] = []
+  const clients = Array.from({ length: concurrency }, async () => {
+    while (performance.now() < until) lookups.push(await timedGet(`${base}${path}?${query}`))
+  })
+  const probe = (async () => {
+    while (performance.now() < until) {
+      health.push(await timedGet(`${base}/health`))
+      await new Promise((r) => setTimeout(r, 20))
+    }
+  })()
+  await Promise.all([...clients, probe])
+  windows.set(label, [[from, nowMicros()]])
+  const cpu = (await cpuSeconds()) - cpuBefore
+  const stall = await maxLoopStallMs()
+  console.log(
+    `${label.padEnd(22)} c=${concurrency}: p50 ${pct(lookups, 0.5).toFixed(0).padStart(5)} ms, p99 ${pct(lookups, 0.99)
+      .toFixed(0)
+      .padStart(5)} ms, ${(lookups.length / seconds).toFixed(1).padStart(5)} req/s, server CPU ${(
+      (cpu / lookups.length) * 1000
+    ).toFixed(1)} ms/request | /health p50 ${pct(health, 0.5).toFixed(1)} ms, p99 ${pct(health, 0.99).toFixed(
+      1,
+    )} ms, max ${Math.max(...health).toFixed(1)} ms (${health.length} probes) | server's longest loop stall ${stall.toFixed(0)} ms`,
+  )
+}
+
+console.log(
+  `market ${market.config.pgDataDir.split('/').at(-2)}, date ${market.lastDate}: ${tier.length} tier codes + ${
+    1000 - Math.min(1000, tier.length)
+  } unknown = 1000 codes per request`,
+)
+await measure('GET /plan/verdict', '/plan/verdict')
+await measure('GET /logic_state', '/logic_state')
+await stopProcess(server)
+if (profile) {
+  for (const [label, w] of windows)
+    console.log(`\n${label}: ${await summariseProfile(profDir, { windows: w, top: 15 })}`)
+}
+await market.services.close()
+await market.store.close()
