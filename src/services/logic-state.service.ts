@@ -96,7 +96,12 @@ interface CodeEntry {
   readonly state: StateOf
   readonly valuation: { valuation: Valuation | null; valuation_text: string | null } | undefined
   readonly review: { company_review: CompanyReview | null; company_review_text: string | null } | undefined
+  /** The same as JSON members (no braces): `code`, `date` and the state; the valuation pair; the review pair. */
+  readonly json: { readonly state: string; readonly valuation: string; readonly review: string }
 }
+
+/** `{"a":1}` -> `"a":1`: members to splice into an object written by hand. */
+const members = (value: object | undefined): string => (value ? JSON.stringify(value).slice(1, -1) : '')
 
 /** Dates whose entries are kept, and codes kept per date (more than a market has: unknown codes are kept too). */
 const KEPT_DATES = 3
@@ -240,10 +245,20 @@ export function createLogicStateService(deps: LogicStateServiceDeps) {
     await mapInSlices(codes, (code) => {
       const v = valuation.ok ? (valuation.values.get(code) ?? null) : undefined
       const r = review.ok ? (review.values.get(code) ?? null) : undefined
+      const state = stateByCode.get(code)!
+      const valuationPair = v === undefined ? undefined : { valuation: v, valuation_text: formatValuation(v) }
+      const reviewPair =
+        r === undefined ? undefined : { company_review: r, company_review_text: formatCompanyReview(r) }
       out.set(code, {
-        state: stateByCode.get(code)!,
-        valuation: v === undefined ? undefined : { valuation: v, valuation_text: formatValuation(v) },
-        review: r === undefined ? undefined : { company_review: r, company_review_text: formatCompanyReview(r) },
+        state,
+        valuation: valuationPair,
+        review: reviewPair,
+        // serialised once with the entry: a response is then spliced together, not stringified per request
+        json: {
+          state: members({ code, date, ...state }),
+          valuation: members(valuationPair),
+          review: members(reviewPair),
+        },
       })
     })
     return out
@@ -270,22 +285,30 @@ export function createLogicStateService(deps: LogicStateServiceDeps) {
     return Promise.all(codes.map((code) => pending.get(code) ?? kept.get(date, code)!))
   }
 
+  /** The date and each valid code's entry; which groups every entry shows. */
+  async function resolve(request: LogicStateRequest) {
+    checkCodeList(request.codes)
+    const { valid, invalid } = mergeByCode(request.codes)
+    const date = await lookupDate(deps.latestDate, request.date)
+    let found: CodeEntry[] = []
+    try {
+      if (valid.length > 0)
+        found = await entriesOf(
+          date,
+          valid.map((v) => v.code),
+        )
+    } catch (err) {
+      throw err instanceof AppError ? err : new AppError(500, failureText(err))
+    }
+    // a group is shown for every entry or for none (some entries may come from a batch that left it out)
+    const withValuation = found.every((e) => e.valuation !== undefined)
+    const withReview = found.every((e) => e.review !== undefined)
+    return { date, valid, invalid, found, withValuation, withReview }
+  }
+
   return {
     async lookup(request: LogicStateRequest): Promise<LogicStateList> {
-      checkCodeList(request.codes)
-      const { valid, invalid } = mergeByCode(request.codes)
-      const date = await lookupDate(deps.latestDate, request.date)
-      if (valid.length === 0) return { date, count: invalid.length, states: [...invalid] }
-      const codes = valid.map((v) => v.code)
-      let found: CodeEntry[]
-      try {
-        found = await entriesOf(date, codes)
-      } catch (err) {
-        throw err instanceof AppError ? err : new AppError(500, failureText(err))
-      }
-      // a group is shown for every entry or for none (some entries may come from a batch that left it out)
-      const withValuation = found.every((e) => e.valuation !== undefined)
-      const withReview = found.every((e) => e.review !== undefined)
+      const { date, valid, invalid, found, withValuation, withReview } = await resolve(request)
       const entries = await mapInSlices(valid, ({ input, code }, i): LogicStateEntry => {
         const e = found[i]!
         return {
@@ -298,6 +321,19 @@ export function createLogicStateService(deps: LogicStateServiceDeps) {
         }
       })
       return { date, count: entries.length + invalid.length, states: [...entries, ...invalid] }
+    },
+
+    /** `JSON.stringify(await lookup(request))`, spliced from the entries' kept JSON. */
+    async lookupJson(request: LogicStateRequest): Promise<string> {
+      const { date, valid, invalid, found, withValuation, withReview } = await resolve(request)
+      const parts = await mapInSlices(valid, ({ input }, i): string => {
+        const json = found[i]!.json
+        const valuation = withValuation ? `,${json.valuation}` : ''
+        const review = withReview ? `,${json.review}` : ''
+        return `{"input":${JSON.stringify(input)},${json.state}${valuation}${review}}`
+      })
+      for (const item of invalid) parts.push(JSON.stringify(item))
+      return `{"date":${JSON.stringify(date)},"count":${parts.length},"states":[${parts.join(',')}]}`
     },
 
     /** The date was re-planned (its stored states changed): its kept entries are stale. */

@@ -181,6 +181,35 @@ describe('logic state service failures', () => {
     })
   })
 
+  it('a failed group is not kept: the next request reads it again and shows it; the JSON is the lookup, spliced', async () => {
+    let failPe = true
+    let peReads = 0
+    const repo = lookups({
+      latestStoredStates: async (_date, codes) => codes.map((code) => ({ ...stored, code })),
+      peFacts: async () => {
+        peReads++
+        if (failPe) throw new Error('basics gone')
+        return new Map()
+      },
+    })
+    const { service: s } = service(repo)
+    const request = { codes: ['600001', 'bad', '600002.SH', 'SH600001'] }
+    const failed = await s.lookup(request)
+    expect(await s.lookupJson(request)).toBe(JSON.stringify(failed))
+    expect(Object.keys(failed.states[0]!)).not.toContain('valuation')
+    failPe = false
+    const answered = await s.lookup(request)
+    expect(answered.states[0]).toMatchObject({ valuation: null, valuation_text: null })
+    const reads = peReads
+    // now kept: the same and overlapping requests read nothing more and give the same JSON
+    expect(await s.lookupJson(request)).toBe(JSON.stringify(answered))
+    expect(JSON.parse(await s.lookupJson({ codes: ['600002'] }))).toEqual(await s.lookup({ codes: ['600002'] }))
+    expect(peReads).toBe(reads)
+    s.forgetDate(DATE)
+    await s.lookup(request)
+    expect(peReads).toBe(reads + 1)
+  })
+
   it('500 with the failure text when the states cannot be read', async () => {
     const { service: s } = service(lookups({ latestStoredStates: () => Promise.reject(new Error('stock_daily gone')) }))
     expect(await rejection(s.lookup({ codes: ['600001'] }))).toMatchObject({

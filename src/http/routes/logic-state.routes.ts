@@ -5,7 +5,7 @@ import type { LogicStateService } from '../../services/logic-state.service.js'
 import { CodesQuery, ErrorSchema, IsoDateSchema } from '../schemas/common.schema.js'
 
 export interface LogicStateRouteDeps {
-  readonly logicStates: Pick<LogicStateService, 'lookup'>
+  readonly logicStates: Pick<LogicStateService, 'lookupJson'>
 }
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()])
@@ -69,7 +69,11 @@ const logicStateRoutes: FastifyPluginAsyncTypebox<LogicStateRouteDeps> = async (
       },
       serializerCompiler: () => (data) => JSON.stringify(data),
     },
-    async (req) => logicStates.lookup({ codes: requestedCodes(req.query), date: req.query.date }),
+    async (req, reply) => {
+      // the body is spliced from JSON kept per code and date (see logic-state.service), not stringified here
+      const json = await logicStates.lookupJson({ codes: requestedCodes(req.query), date: req.query.date })
+      return reply.type('application/json; charset=utf-8').send(json as never)
+    },
   )
 }
 
