@@ -1,5 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
 import type { PlanObserver } from './plan.service.js'
+import { registerRequestMetrics } from './request-metrics.js'
 
 export interface SchedulerStatus {
   readonly running: number
@@ -20,19 +21,10 @@ export interface Metrics {
 export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
   const registry = new Registry()
   if (options.defaults !== false) collectDefaultMetrics({ register: registry })
-  const requests = new Counter({
-    name: 'http_requests_total',
-    help: 'HTTP requests by route, method and status',
-    labelNames: ['route', 'method', 'status'],
-    registers: [registry],
-  })
-  const durations = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'HTTP request duration by route, method and status',
-    labelNames: ['route', 'method', 'status'],
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
-    registers: [registry],
-  })
+  const observeRequest = registerRequestMetrics(
+    registry,
+    [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+  )
   const cache = new Counter({
     name: 'plan_cache_total',
     help: 'Plan cache lookups by result',
@@ -77,8 +69,7 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
       this.set({ state: 'queued' }, status?.queued ?? 0)
     },
   })
-  // label sets bound once: prom-client hashes a label object on every unbound inc/observe
-  const byRequestKind = new Map<string, { count: { inc(): void }; duration: { observe(v: number): void } }>()
+  // label sets bound once (two possible values each)
   const cacheBy = { hit: cache.labels({ result: 'hit' }), miss: cache.labels({ result: 'miss' }) }
   const sourceBy = { snapshot: source.labels({ source: 'snapshot' }), live: source.labels({ source: 'live' }) }
   for (const bound of [cacheBy.hit, cacheBy.miss, sourceBy.snapshot, sourceBy.live]) bound.inc(0)
@@ -89,17 +80,7 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
       source: (s) => sourceBy[s].inc(),
       liveAssembly: (seconds) => assembly.observe(seconds),
     },
-    observeRequest(route, method, status, seconds) {
-      const key = `${status} ${method} ${route}`
-      let bound = byRequestKind.get(key)
-      if (!bound) {
-        const labels = { route, method, status: String(status) }
-        bound = { count: requests.labels(labels), duration: durations.labels(labels) }
-        byRequestKind.set(key, bound)
-      }
-      bound.count.inc()
-      bound.duration.observe(seconds)
-    },
+    observeRequest,
     chainRun: (result) => chains.inc({ result }),
     setSchedulerStatus(read) {
       schedulerStatus = read

@@ -1,0 +1,80 @@
+import type { Metric, Registry } from 'prom-client'
+
+interface Tally {
+  readonly labels: Readonly<Record<'route' | 'method' | 'status', string>>
+  count: number
+  sum: number
+  /** Observations per bucket (not cumulative), the last one for +Inf. */
+  readonly perBucket: Float64Array
+}
+
+type Value = { labels: Record<string, string | number>; value: number; metricName?: string }
+
+/**
+ * `http_requests_total` and `http_request_duration_seconds` by route, method and status: tallied per label set in
+ * plain numbers and handed to prom-client as values only when scraped. prom-client's own `inc`/`observe` build
+ * and hash a label string on every call, which on a cached plan hit costs more than the rest of the bookkeeping.
+ * The exposition is the same as prom-client's Counter and Histogram.
+ */
+export function registerRequestMetrics(
+  registry: Registry,
+  buckets: readonly number[],
+): (route: string, method: string, status: number, seconds: number) => void {
+  const tallies = new Map<string, Tally>()
+  const metric = (name: string, help: string, type: 'counter' | 'histogram', values: () => Value[]) =>
+    ({
+      name,
+      help,
+      type,
+      aggregator: 'sum',
+      get: async () => ({ name, help, type, aggregator: 'sum', values: values() }),
+      reset: () => tallies.clear(),
+    }) as unknown as Metric
+  registry.registerMetric(
+    metric('http_requests_total', 'HTTP requests by route, method and status', 'counter', () =>
+      [...tallies.values()].map((t) => ({ labels: { ...t.labels }, value: t.count })),
+    ),
+  )
+  registry.registerMetric(
+    metric('http_request_duration_seconds', 'HTTP request duration by route, method and status', 'histogram', () =>
+      [...tallies.values()].flatMap((t) => {
+        const out: Value[] = []
+        let cumulative = 0
+        buckets.forEach((le, i) => {
+          cumulative += t.perBucket[i]!
+          out.push({
+            labels: { ...t.labels, le },
+            value: cumulative,
+            metricName: 'http_request_duration_seconds_bucket',
+          })
+        })
+        out.push({
+          labels: { ...t.labels, le: '+Inf' },
+          value: t.count,
+          metricName: 'http_request_duration_seconds_bucket',
+        })
+        out.push({ labels: { ...t.labels }, value: t.sum, metricName: 'http_request_duration_seconds_sum' })
+        out.push({ labels: { ...t.labels }, value: t.count, metricName: 'http_request_duration_seconds_count' })
+        return out
+      }),
+    ),
+  )
+  return (route, method, status, seconds) => {
+    const key = `${status} ${method} ${route}`
+    let tally = tallies.get(key)
+    if (!tally) {
+      tally = {
+        labels: { route, method, status: String(status) },
+        count: 0,
+        sum: 0,
+        perBucket: new Float64Array(buckets.length + 1),
+      }
+      tallies.set(key, tally)
+    }
+    tally.count++
+    tally.sum += seconds
+    let i = 0
+    while (i < buckets.length && seconds > buckets[i]!) i++
+    tally.perBucket[i]!++
+  }
+}
