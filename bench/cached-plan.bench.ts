@@ -101,7 +101,9 @@ async function load(server: Server, secs: number, measured = true): Promise<Roun
 }
 
 const env = { ...process.env, LOG_LEVEL: 'info', HOST: '127.0.0.1' }
-const service = await start('service', basePort, 'bin/stockplan.js', ['serve'], {
+// BENCH_SERVICE_ROOT: another checkout's service (e.g. an export of main), for the figures before a change
+const serviceRoot = process.env.BENCH_SERVICE_ROOT ?? '.'
+const service = await start('service', basePort, path.join(serviceRoot, 'bin/stockplan.js'), ['serve'], {
   ...env,
   PORT: String(basePort),
   DATABASE_URL: market.store.url,

@@ -1,38 +1,95 @@
 /**
- * Longest event-loop stall while the build, plan and push-pool jobs run in this process (as they do inside the
- * server when XXL-JOB triggers the chain). Prints figures; asserts nothing.  npx tsx bench/loop-stall.bench.ts
+ * The longest event-loop stall while the server's long work runs in this process: the build, plan and push-pool
+ * jobs (as when XXL-JOB triggers the chain in-process), a live assembly of GET /plan, a snapshot read, and
+ * 1000-code /plan/verdict and /logic_state requests, cold (first for the date) and warm. A 5 ms timer measures
+ * each stall twice: wall time (includes waiting for a CPU on a busy machine) and the process CPU spent during it
+ * (what this process itself blocked the loop with). Prints figures; asserts nothing.
+ *   npx tsx bench/loop-stall.bench.ts [--stocks 800 --days 160]
+ * BENCH_SERVICE_ROOT=<another checkout> measures that checkout's service code instead (before/after in one run).
  */
-import { monitorEventLoopDelay } from 'node:perf_hooks'
-import { benchMarket } from './support.js'
+import path from 'node:path'
+import type { createServices as CreateServices } from '../src/compose.js'
+import type { buildApp as BuildApp } from '../src/http/app.js'
+import type { createLogger as CreateLogger } from '../src/logger.js'
+import { benchMarket, ensurePlanned } from './support.js'
 
-const m = await benchMarket()
-const h = monitorEventLoopDelay({ resolution: 5 })
-let worst = 0
+const root = path.resolve(process.env.BENCH_SERVICE_ROOT ?? '.')
+const { createServices } = (await import(path.join(root, 'src/compose.ts'))) as {
+  createServices: typeof CreateServices
+}
+const { buildApp } = (await import(path.join(root, 'src/http/app.ts'))) as { buildApp: typeof BuildApp }
+const { createLogger } = (await import(path.join(root, 'src/logger.ts'))) as { createLogger: typeof CreateLogger }
+
+const m = await benchMarket({}, { stocks: 800, days: 160 })
+const signal = new AbortController().signal
+await ensurePlanned(m, [m.lastDate], signal)
+const log = createLogger({ logLevel: 'warn' })
+const services = createServices(m.config, log, m.store)
+const live = createServices({ ...m.config, planFromSnapshot: false, planCacheSec: 0 }, log, m.store)
+const app = await buildApp(services)
+
+let worstWall = 0
+let worstCpu = 0
 let last = performance.now()
+let lastCpu = process.cpuUsage()
 const timer = setInterval(() => {
   const now = performance.now()
-  worst = Math.max(worst, now - last - 5)
+  const cpu = process.cpuUsage()
+  const gap = now - last - 5
+  const cpuMs = (cpu.user - lastCpu.user + cpu.system - lastCpu.system) / 1000
+  worstWall = Math.max(worstWall, gap)
+  worstCpu = Math.max(worstCpu, Math.min(gap, cpuMs))
   last = now
+  lastCpu = cpu
 }, 5)
-const t0 = performance.now()
-h.enable()
-await m.services.steps.build({ date: m.lastDate }, new AbortController().signal)
-console.log(
-  'build',
-  (performance.now() - t0).toFixed(0),
-  'ms, worst loop stall',
-  worst.toFixed(0),
-  'ms, p99',
-  (h.percentile(99) / 1e6).toFixed(0),
+
+async function stall(label: string, work: () => Promise<unknown>): Promise<void> {
+  await new Promise((r) => setTimeout(r, 20))
+  worstWall = 0
+  worstCpu = 0
+  const started = performance.now()
+  await work()
+  const took = performance.now() - started
+  await new Promise((r) => setTimeout(r, 10)) // let the timer see the end
+  console.log(
+    `${label.padEnd(40)} ${took.toFixed(0).padStart(6)} ms; longest stall ${worstWall.toFixed(0).padStart(4)} ms wall, ` +
+      `${worstCpu.toFixed(0).padStart(4)} ms of this process's CPU`,
+  )
+}
+
+const tier = await m.store.db
+  .selectFrom('tier_scores')
+  .select('code')
+  .where('trade_date', '=', m.lastDate)
+  .orderBy('code')
+  .execute()
+const codes = tier.map((r) => r.code).slice(0, 1000)
+for (let n = 1; codes.length < 1000; n++) codes.push(`${String(900000 + n).padStart(6, '0')}.SH`)
+const query = `codes=${codes.join(',')}&date=${m.lastDate}`
+const get = async (url: string) => {
+  const res = await app.inject(url)
+  if (res.statusCode !== 200) throw new Error(`${url.slice(0, 60)}: ${res.statusCode}`)
+}
+
+console.log(`service code from ${root}; market ${path.basename(path.dirname(m.config.pgDataDir))}, date ${m.lastDate}`)
+await stall(`build ${m.lastDate}`, () => services.steps.build({ date: m.lastDate }, signal))
+await stall('plan job', () => services.steps.plan({ date: m.lastDate }, signal))
+await stall('push-pool job', () => services.steps['push-pool']({ date: m.lastDate }, signal))
+const sizes = { top: 20, obs_top: 10, theme_cap: 5 }
+await stall('live assembly (snapshot off, cache off)', () =>
+  live.plans.getPlan({ date: m.lastDate, sizes, nocache: true }),
 )
-worst = 0
-h.reset()
-const t1 = performance.now()
-await m.services.steps.plan({ date: m.lastDate }, new AbortController().signal)
-console.log('plan', (performance.now() - t1).toFixed(0), 'ms, worst loop stall', worst.toFixed(0), 'ms')
-worst = 0
-await m.services.steps['push-pool']({ date: m.lastDate }, new AbortController().signal)
-console.log('push-pool worst stall', worst.toFixed(0))
+await stall('snapshot read (nocache=1)', () => services.plans.getPlan({ date: m.lastDate, sizes, nocache: true }))
+await stall('GET /plan/verdict 1000 codes, first', () => get(`/plan/verdict?${query}`))
+await stall('GET /plan/verdict 1000 codes, again', () => get(`/plan/verdict?${query}`))
+await stall('GET /logic_state 1000 codes, first', () => get(`/logic_state?${query}`))
+await stall('GET /logic_state 1000 codes, again', () => get(`/logic_state?${query}`))
+await stall('8 x GET /logic_state 1000 codes at once', () =>
+  Promise.all(Array.from({ length: 8 }, () => get(`/logic_state?${query}`))),
+)
 clearInterval(timer)
+await app.close()
+await live.close()
+await services.close()
 await m.services.close()
 await m.store.close()

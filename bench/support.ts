@@ -168,7 +168,9 @@ export function startService(
     PG_DATA_DIR: market.config.pgDataDir,
     ...options.env,
   }
-  return startProcess('bin/stockplan.js', ['serve'], env, {
+  // BENCH_SERVICE_ROOT: another checkout's service (e.g. an export of main), for before/after in one run
+  const root = process.env.BENCH_SERVICE_ROOT ?? '.'
+  return startProcess(path.join(root, 'bin/stockplan.js'), ['serve'], env, {
     ready: `http://127.0.0.1:${port}/health`,
     stdout: options.stdout,
     execArgv: options.execArgv,
