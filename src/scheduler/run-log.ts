@@ -1,3 +1,4 @@
+import { STEP_TAG } from './child-protocol.js'
 import type { LogResult } from './protocol.js'
 import { MSG } from './protocol.js'
 import type { LogPage, RunStore } from './run-store.js'
@@ -14,8 +15,6 @@ export function formatLogLine(line: { loggedAt: Date; step: string; text: string
 }
 
 /** A `[step] text` line from a handler names its step; any other line belongs to the current step. */
-const STEP_TAG = /^\[([A-Za-z0-9_.:-]{1,40})\]\s?(.*)$/s
-
 export function splitStep(line: string): { step: string | undefined; text: string } {
   const match = STEP_TAG.exec(line)
   return match ? { step: match[1], text: match[2] ?? '' } : { step: undefined, text: line }
