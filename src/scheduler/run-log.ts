@@ -1,7 +1,7 @@
+import type { LogPage, RunStore } from '../storage/run.repository.js'
 import { STEP_TAG } from './child-protocol.js'
 import type { LogResult } from './protocol.js'
 import { MSG } from './protocol.js'
-import type { LogPage, RunStore } from './run-store.js'
 
 /** Run log lines read `YYYY-MM-DD HH:mm:ss [step] text`, in China Standard Time (UTC+8, no DST), the market's clock. */
 const CST_OFFSET_MS = 8 * 3600 * 1000
