@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
-import type { Services } from './compose.js'
-import { processEnvironment } from './config.js'
+import type { StoreHandle } from './compose.js'
+import { type Config, processEnvironment } from './config.js'
+import type { Logger } from './logger.js'
 import type { HandlerName, RunHandler, XxlJobExecutor, XxlJobTiming } from './scheduler/index.js'
 import { createXxlJobExecutor, jobEnvironment, runCliJob } from './scheduler/index.js'
 import type { Metrics } from './services/metrics.js'
@@ -23,7 +24,7 @@ const RESULT: Record<number, string> = { 200: 'success', 500: 'failure', 502: 't
  * through the CLI, in a child process each, so a chain never stalls the server's event loop.
  */
 export function createScheduler(
-  services: Services,
+  services: { readonly config: Config; readonly log: Logger; readonly store: StoreHandle },
   metrics: Metrics,
   options: { timing?: Partial<XxlJobTiming> } = {},
 ): XxlJobExecutor | undefined {
