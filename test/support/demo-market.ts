@@ -91,7 +91,7 @@ async function ensureTemplate(options: DemoOptions): Promise<{ name: string; roo
   await admin.connect()
   try {
     await admin.query('select pg_advisory_lock(hashtext($1))', [name])
-    const marker = path.join(root, 'seeded.json')
+    const marker = `${root}.json` // beside the files, so no clone copies it
     const built = await stat(marker).then(
       () => true,
       () => false,
