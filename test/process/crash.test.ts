@@ -188,7 +188,7 @@ describe('crashes, concurrent chains and reruns', () => {
     expect(rerun.code, rerun.output).toBe(0)
     expect(await count('daily_bars')).toBe(bars0 + other.files['bars.csv']!)
     expect(await count('daily_basics')).toBe(basics0 + other.files['basics.csv']!)
-  })
+  }, 150_000) // generates a 1500-stock market and imports it twice: over a minute on a busy shared machine
 
   it('kill -9 during POST /plan/refresh, mid-way through writing the plan file, never leaves a torn plan file', async () => {
     const date = demo.planned.at(-1)!
