@@ -19,7 +19,7 @@ import { createMarketDataRepository, type MarketDataRepository } from './storage
 import { createPlanFiles, type PlanFiles } from './storage/plan-files.js'
 import { createPlanInputRepository, type PlanInputRepository } from './storage/plan-input.repository.js'
 import { createTierRepository, type TierRepository } from './storage/tier.repository.js'
-import { codeVersion } from './version.js'
+import { resolveCodeVersion } from './version.js'
 
 export interface StoreHandle {
   readonly db: Db
@@ -73,7 +73,7 @@ export function createServices(
   const inputs = createPlanInputRepository(store.db)
   const files = createPlanFiles(config.planDataDir)
   const assembler = createPlanAssembler({ inputs, planVersion: config.planVersion, now })
-  const snapshots = createSnapshotMeta({ files, log })
+  const snapshots = createSnapshotMeta({ files, log, now: () => now().getTime() })
   const forgetPlan = (date: string): void => {
     snapshots.forget(date)
     plans.forgetDate(date)
@@ -105,10 +105,19 @@ export function createServices(
   }
   const verdicts = createVerdictService({ inputs, market, tiers, latestDate, plans, log })
   const logicStates = createLogicStateService({ lookups: createLookupRepository(store.db), market, latestDate, log })
-  const version = codeVersion()
+  // resolved on the first build or plan, so a process that only serves never asks git
+  let version: string | undefined
+  const codeVersion = (): string => {
+    version ??= resolveCodeVersion(config.codeCommit).version
+    return version
+  }
   const steps = {
     build: (args: { date?: string }, signal: AbortSignal) =>
-      runBuild({ db: store.db, market, log, progress, codeVersion: version, now, onBuilt: forgetTiers }, args, signal),
+      runBuild(
+        { db: store.db, market, log, progress, codeVersion: codeVersion(), now, onBuilt: forgetTiers },
+        args,
+        signal,
+      ),
     plan: (args: { date?: string }, signal: AbortSignal) =>
       runPlan(
         {
@@ -119,7 +128,7 @@ export function createServices(
           files,
           log,
           planVersion: config.planVersion,
-          codeVersion: version,
+          codeVersion: codeVersion(),
           now,
           onPlanWritten: forgetPlan,
         },

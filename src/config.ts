@@ -16,6 +16,8 @@ export interface Config {
   readonly poolMax: number
   readonly poolPushUrl: string | undefined
   readonly planVersion: string
+  /** STOCKPLAN_COMMIT: the commit the code version names; unset, `resolveCodeVersion` asks git once. */
+  readonly codeCommit: string | undefined
   readonly xxlJob: {
     readonly accessToken: string | undefined
     readonly adminAddresses: readonly string[]
@@ -97,6 +99,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     poolMax,
     poolPushUrl: url(env, 'POOL_PUSH_URL', ['http:', 'https:']),
     planVersion: text(env, 'PLAN_VERSION') ?? '1',
+    codeCommit: text(env, 'STOCKPLAN_COMMIT'),
     xxlJob: Object.freeze({
       accessToken: text(env, 'XXLJOB_ACCESS_TOKEN'),
       adminAddresses: Object.freeze(adminAddresses),
@@ -105,4 +108,16 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     }),
     logLevel: logLevel as Config['logLevel'],
   })
+}
+
+/** This process's environment, for a child process that must see what it sees (the scheduler's job commands). */
+export function processEnvironment(): Record<string, string> {
+  const env: Record<string, string> = {}
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value
+  return env
+}
+
+/** The PATH a helper binary (initdb, pg_ctl) is looked up in. */
+export function processPath(): string {
+  return process.env.PATH ?? '/usr/bin:/bin'
 }

@@ -1,9 +1,11 @@
 import type { FastifyInstance } from 'fastify'
-import type { Services } from './compose.js'
-import { jobEnvironment, runCliJob } from './jobs/child-job.js'
+import type { StoreHandle } from './compose.js'
+import { type Config, processEnvironment } from './config.js'
+import type { Logger } from './logger.js'
 import type { HandlerName, RunHandler, XxlJobExecutor, XxlJobTiming } from './scheduler/index.js'
-import { createXxlJobExecutor } from './scheduler/index.js'
+import { createXxlJobExecutor, jobEnvironment, runCliJob } from './scheduler/index.js'
 import type { Metrics } from './services/metrics.js'
+import { resolveCodeVersion } from './version.js'
 
 /** Where the executor's routes live; the XXL-JOB admin's executor address ends with this path and a slash. */
 export const XXLJOB_PREFIX = '/api/v1/xxljob'
@@ -22,7 +24,7 @@ const RESULT: Record<number, string> = { 200: 'success', 500: 'failure', 502: 't
  * through the CLI, in a child process each, so a chain never stalls the server's event loop.
  */
 export function createScheduler(
-  services: Services,
+  services: { readonly config: Config; readonly log: Logger; readonly store: StoreHandle },
   metrics: Metrics,
   options: { timing?: Partial<XxlJobTiming> } = {},
 ): XxlJobExecutor | undefined {
@@ -30,7 +32,8 @@ export function createScheduler(
   if (!config.xxlJob.accessToken) return undefined
   const url = services.store.url
   if (!url) throw new Error('the scheduler runs jobs in child processes and needs the store URL')
-  const env = jobEnvironment(config, url)
+  // resolved once here, so that no job process asks git for it
+  const env = jobEnvironment(config, url, processEnvironment(), resolveCodeVersion(config.codeCommit).commit)
   const dateArgs = (date: string | undefined): string[] => (date ? ['--date', date] : [])
   const step =
     (name: 'build' | 'plan' | 'push-pool'): RunHandler =>

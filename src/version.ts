@@ -18,13 +18,12 @@ function packageVersion(): string {
   return pkg.version
 }
 
-let cached: string | undefined
-
-/** The code version written into builds and daily rows: package version plus the git commit when known. */
-export function codeVersion(): string {
-  if (cached === undefined) {
-    const commit = process.env.STOCKPLAN_COMMIT ?? gitCommit()
-    cached = commit ? `${packageVersion()}+${commit}` : packageVersion()
-  }
-  return cached
+/**
+ * The code version written into builds and daily rows: package version plus the commit. Called explicitly by the
+ * one process that needs it; `commit` (STOCKPLAN_COMMIT) spares the git call, and the scheduler hands its
+ * resolved commit to its job processes so they never ask git.
+ */
+export function resolveCodeVersion(commit: string | undefined): { version: string; commit: string | undefined } {
+  const resolved = commit ?? gitCommit()
+  return { version: resolved ? `${packageVersion()}+${resolved}` : packageVersion(), commit: resolved }
 }

@@ -1,4 +1,5 @@
 import type { Command } from 'commander'
+import { formatStepLine } from '../scheduler/child-protocol.js'
 import { parseIsoDate } from './options.js'
 
 /** The summary is the command's output (stdout); on a terminal the `[step] ok` marker has already shown it. */
@@ -20,9 +21,9 @@ export function registerJobCommands(program: Command): void {
       .option('--date <YYYY-MM-DD>', 'data date (default: the latest the data allows)', parseIsoDate)
       .action(async (opts: { date?: string }) =>
         (await import('./context.js')).withContext(async ({ services, signal }) => {
-          process.stderr.write(`[${name}] start\n`)
+          process.stderr.write(`${formatStepLine(name, 'start')}\n`)
           const result = await services.steps[name]({ date: opts.date }, signal)
-          process.stderr.write(`[${name}] ok ${result.summary}\n`)
+          process.stderr.write(`${formatStepLine(name, 'ok', result.summary)}\n`)
           printSummary(result.summary)
         }),
       )
@@ -45,7 +46,7 @@ export function registerJobCommands(program: Command): void {
             refuseIfBusy: !opts.wait,
             draining: () => draining,
             onStep: (step, event, detail) => {
-              process.stderr.write(`[${step}] ${event}${detail ? ` ${detail}` : ''}\n`)
+              process.stderr.write(`${formatStepLine(step, event, detail)}\n`)
             },
           })
           printSummary(result.summary)

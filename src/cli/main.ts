@@ -1,5 +1,6 @@
 import { Command } from 'commander'
 import { ConfigError } from '../config.js'
+import { formatErrorLine } from '../scheduler/child-protocol.js'
 import { registerDbCommands } from './db.command.js'
 import { registerDemoCommand } from './demo.command.js'
 import { registerImportCommand } from './import.command.js'
@@ -19,6 +20,6 @@ try {
   await program.parseAsync(process.argv)
 } catch (err) {
   const message = err instanceof Error ? err.message : String(err)
-  console.error(err instanceof ConfigError ? `configuration error: ${message}` : `error: ${message}`)
+  console.error(formatErrorLine(err instanceof ConfigError ? 'configuration error' : 'error', message))
   process.exitCode = process.exitCode && process.exitCode !== 0 ? process.exitCode : 1
 }

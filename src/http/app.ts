@@ -2,8 +2,13 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
-import type { Services } from '../compose.js'
+import type { Config } from '../config.js'
+import type { Logger } from '../logger.js'
+import type { LogicStateService } from '../services/logic-state.service.js'
 import { createMetrics, type Metrics } from '../services/metrics.js'
+import type { PlanService } from '../services/plan.service.js'
+import type { VerdictService } from '../services/verdict.service.js'
+import type { TierRepository } from '../storage/tier.repository.js'
 import { installAccessLog } from './plugins/access-log.js'
 import { clientErrorHandler, frameworkErrors, installErrorHandler } from './plugins/error-handler.js'
 import { lazyRequestLogger } from './request-logger.js'
@@ -15,7 +20,14 @@ import planRoutes from './routes/plan.routes.js'
 import verdictRoutes from './routes/verdict.routes.js'
 import viewerRoutes from './routes/viewer.routes.js'
 
-export type AppDeps = Pick<Services, 'config' | 'log' | 'tiers' | 'plans' | 'verdicts' | 'logicStates'> & {
+/** What the HTTP app needs, by name: the composition root passes these, never its whole set of services. */
+export interface AppDeps {
+  readonly config: Config
+  readonly log: Logger
+  readonly tiers: TierRepository
+  readonly plans: PlanService
+  readonly verdicts: VerdictService
+  readonly logicStates: LogicStateService
   /** Request metrics and `GET /metrics`; a fresh registry when not given. */
   readonly metrics?: Metrics
   /** Registered last, e.g. the scheduler router when its key is configured. */

@@ -1,11 +1,26 @@
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
-import type { Services } from '../compose.js'
+import type { Config } from '../config.js'
+import type { Logger } from '../logger.js'
 import { writeFileAtomic } from '../storage/atomic-file.js'
+import type { MarketDataRepository } from '../storage/market-data.repository.js'
+import type { PlanFiles } from '../storage/plan-files.js'
 import type { Store } from '../storage/store.js'
+import type { TierRepository } from '../storage/tier.repository.js'
 import { type DemoOptions, generateDemoMarket } from './demo/generate.js'
 import { importDirectory } from './import/import-job.js'
+import type { ChainStep } from './job.js'
 import type { Progress } from './progress.js'
+
+/** What the demo needs from the services: exactly this, never the whole set. */
+export interface DemoDeps {
+  readonly config: Pick<Config, 'demoDataDir'>
+  readonly log: Logger
+  readonly tiers: Pick<TierRepository, 'latestDate'>
+  readonly files: Pick<PlanFiles, 'snapshotStamp'>
+  readonly market: Pick<MarketDataRepository, 'calendar'>
+  readonly chain: ChainStep
+}
 
 export interface DemoArgs extends DemoOptions {
   /** Generate and import again even when the same demo is already in the store. */
@@ -32,7 +47,7 @@ async function readMarker(dir: string): Promise<Marker | undefined> {
 }
 
 /** Reuse when the same demo was imported and planned before: `npm run demo` then starts in seconds. */
-async function isReusable(services: Services, dir: string, args: DemoArgs): Promise<Marker | undefined> {
+async function isReusable(services: DemoDeps, dir: string, args: DemoArgs): Promise<Marker | undefined> {
   const marker = await readMarker(dir)
   if (!marker || marker.stocks !== args.stocks || marker.days !== args.days || marker.seed !== args.seed)
     return undefined
@@ -45,7 +60,7 @@ async function isReusable(services: Services, dir: string, args: DemoArgs): Prom
 
 /** Generates the synthetic market, imports it and runs the chain for its last days. */
 export async function runDemo(
-  services: Services,
+  services: DemoDeps,
   store: Store,
   progress: Progress,
   args: DemoArgs,

@@ -15,14 +15,4 @@ export interface DateArgs {
 /** A chain step bound to its dependencies, as the CLI and the scheduler router both call it. */
 export type ChainStep = (args: DateArgs, signal: AbortSignal) => Promise<JobResult>
 
-export class JobAbortedError extends Error {
-  override name = 'JobAbortedError'
-}
-
-/** Throws when the signal fired; jobs call it between units of work. */
-export function throwIfAborted(signal: AbortSignal): void {
-  if (signal.aborted) {
-    const reason: unknown = signal.reason
-    throw reason instanceof Error ? reason : new JobAbortedError(String(reason ?? 'aborted'))
-  }
-}
+export { JobAbortedError, throwIfAborted } from '../abort.js'

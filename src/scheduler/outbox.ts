@@ -1,7 +1,6 @@
-import { sql } from 'kysely'
 import { errorText } from '../errors.js'
 import type { Logger } from '../logger.js'
-import type { Db } from '../storage/db.js'
+import type { CallbackOutboxRepository, ClaimedCallback } from '../storage/callback-outbox.repository.js'
 import type { AdminClient } from './admin-client.js'
 import { type CallbackItem, capHandleMsg } from './protocol.js'
 
@@ -25,7 +24,7 @@ export interface Outbox {
 }
 
 export interface OutboxOptions {
-  readonly db: Db
+  readonly callbacks: CallbackOutboxRepository
   readonly log: Logger
   readonly admin: AdminClient
   readonly now: () => Date
@@ -35,14 +34,6 @@ export interface OutboxOptions {
   /** How long a claimed row stays invisible to other replicas while its POST is in flight; above every retry delay. */
   readonly leaseMs: number
   readonly appendLines: (logId: number, texts: readonly string[]) => Promise<void>
-}
-
-interface ClaimedRow {
-  log_id: number
-  log_date_time: number
-  handle_code: number
-  handle_msg: string
-  attempts: number
 }
 
 const BATCH = 100
@@ -55,122 +46,105 @@ export function retryDelay(delays: readonly number[], attempts: number): number 
   return delay ?? 30_000
 }
 
+async function noteLines(o: OutboxOptions, logId: number, texts: readonly string[]): Promise<void> {
+  try {
+    await o.appendLines(logId, texts)
+  } catch (err) {
+    o.log.warn({ logId, err: { message: errorText(err) } }, 'xxl-job: cannot append a callback line to the run log')
+  }
+}
+
+async function recordFailure(o: OutboxOptions, rows: readonly ClaimedCallback[], error: string): Promise<void> {
+  const at = o.now()
+  for (const row of rows) {
+    const attempt = row.attempts + 1
+    const delay = retryDelay(o.retryDelaysMs, attempt)
+    await o.callbacks.markFailed(row.log_id, attempt, at, error, new Date(at.getTime() + delay))
+    if (logsAttempt(attempt)) {
+      await noteLines(o, row.log_id, [
+        `----------- xxl-job job callback fail (attempt ${attempt}, next in ${delay} ms), callbackResult: ${error}`,
+      ])
+    }
+  }
+  o.log.warn(
+    { logIds: rows.map((r) => r.log_id), attempts: rows.map((r) => r.attempts + 1), error },
+    'xxl-job: callback failed, will retry',
+  )
+}
+
+/** One batch: true when a full batch went out (more may be due). */
+async function deliverBatch(o: OutboxOptions, dueBy: Date): Promise<boolean> {
+  const rows = await o.callbacks.claim(dueBy, new Date(o.now().getTime() + o.leaseMs), BATCH)
+  if (rows.length === 0) return false
+  const items: CallbackItem[] = rows.map((r) => ({
+    logId: r.log_id,
+    logDateTim: r.log_date_time,
+    handleCode: r.handle_code,
+    handleMsg: capHandleMsg(r.handle_msg),
+  }))
+  const ids = rows.map((r) => r.log_id)
+  const result = await o.admin.post('callback', items)
+  if (!result.ok) {
+    await recordFailure(o, rows, result.error)
+    return false
+  }
+  await o.callbacks.markDelivered(ids, o.now())
+  o.log.info({ logIds: ids, admin: result.address }, 'xxl-job: callback delivered')
+  for (const row of rows)
+    await noteLines(o, row.log_id, [`----------- xxl-job job callback finish. (${result.address})`])
+  return rows.length === BATCH
+}
+
+/** How long the loop sleeps: until the next row falls due, at most `pollMs`. */
+async function nextWait(o: OutboxOptions): Promise<number> {
+  try {
+    const next = await o.callbacks.nextDueAt()
+    if (next === undefined) return o.pollMs
+    return Math.min(Math.max(next.getTime() - o.now().getTime(), 0), o.pollMs)
+  } catch (err) {
+    o.log.warn({ err: { message: errorText(err) } }, 'xxl-job: cannot read the callback outbox')
+    return retryDelay(o.retryDelaysMs, o.retryDelaysMs.length)
+  }
+}
+
+/** Every due batch, once; never throws. */
+async function deliverDue(o: OutboxOptions, dueBy: () => Date): Promise<void> {
+  try {
+    while (await deliverBatch(o, dueBy())) {
+      // a full batch went out: more may be due
+    }
+  } catch (err) {
+    o.log.warn({ err: { message: errorText(err) } }, 'xxl-job: callback delivery pass failed')
+  }
+}
+
 export function createOutbox(options: OutboxOptions): Outbox {
-  const { db, log, admin, now } = options
+  const { admin, now } = options
   let started = false
   let timer: NodeJS.Timeout | undefined
   let inFlight: Promise<void> | undefined
   let again = false
   let warnedNoAdmin = false
 
-  async function claim(dueBy: Date): Promise<ClaimedRow[]> {
-    const leaseUntil = new Date(now().getTime() + options.leaseMs)
-    const result = await sql<ClaimedRow>`
-      update callback_outbox set next_attempt_at = ${leaseUntil}
-      where log_id in (
-        select log_id from callback_outbox
-        where delivered_at is null and next_attempt_at <= ${dueBy}
-        order by created_at, log_id limit ${BATCH} for update skip locked)
-      returning log_id, log_date_time, handle_code, handle_msg, attempts`.execute(db)
-    return [...result.rows].sort((a, b) => a.log_id - b.log_id)
-  }
-
-  async function noteLines(logId: number, texts: readonly string[]): Promise<void> {
-    try {
-      await options.appendLines(logId, texts)
-    } catch (err) {
-      log.warn({ logId, err: { message: errorText(err) } }, 'xxl-job: cannot append a callback line to the run log')
-    }
-  }
-
-  /** One batch: true when a full batch went out (more may be due). */
-  async function deliverBatch(dueBy: Date): Promise<boolean> {
-    const rows = await claim(dueBy)
-    if (rows.length === 0) return false
-    const items: CallbackItem[] = rows.map((r) => ({
-      logId: r.log_id,
-      logDateTim: r.log_date_time,
-      handleCode: r.handle_code,
-      handleMsg: capHandleMsg(r.handle_msg),
-    }))
-    const ids = rows.map((r) => r.log_id)
-    const result = await admin.post('callback', items)
-    const at = now()
-    if (result.ok) {
-      await db
-        .updateTable('callback_outbox')
-        .set((eb) => ({ delivered_at: at, last_attempt_at: at, last_error: null, attempts: eb('attempts', '+', 1) }))
-        .where('log_id', 'in', ids)
-        .execute()
-      log.info({ logIds: ids, admin: result.address }, 'xxl-job: callback delivered')
-      for (const row of rows)
-        await noteLines(row.log_id, [`----------- xxl-job job callback finish. (${result.address})`])
-      return rows.length === BATCH
-    }
-    for (const row of rows) {
-      const attempt = row.attempts + 1
-      const delay = retryDelay(options.retryDelaysMs, attempt)
-      await db
-        .updateTable('callback_outbox')
-        .set({
-          attempts: attempt,
-          last_attempt_at: at,
-          last_error: result.error,
-          next_attempt_at: new Date(at.getTime() + delay),
-        })
-        .where('log_id', '=', row.log_id)
-        .execute()
-      if (logsAttempt(attempt)) {
-        await noteLines(row.log_id, [
-          `----------- xxl-job job callback fail (attempt ${attempt}, next in ${delay} ms), callbackResult: ${result.error}`,
-        ])
-      }
-    }
-    log.warn(
-      { logIds: ids, attempts: rows.map((r) => r.attempts + 1), error: result.error },
-      'xxl-job: callback failed, will retry',
-    )
-    return false
-  }
-
-  async function nextWait(): Promise<number> {
-    try {
-      const row = await db
-        .selectFrom('callback_outbox')
-        .select((eb) => eb.fn.min('next_attempt_at').as('next'))
-        .where('delivered_at', 'is', null)
-        .executeTakeFirst()
-      const next = row?.next
-      if (next === null || next === undefined) return options.pollMs
-      const wait = new Date(next as Date | string).getTime() - now().getTime()
-      return Math.min(Math.max(wait, 0), options.pollMs)
-    } catch (err) {
-      log.warn({ err: { message: errorText(err) } }, 'xxl-job: cannot read the callback outbox')
-      return retryDelay(options.retryDelaysMs, options.retryDelaysMs.length)
-    }
-  }
-
   async function pass(dueBy: () => Date): Promise<void> {
-    if (!admin.enabled) {
-      if (!warnedNoAdmin) {
-        warnedNoAdmin = true
-        log.warn('xxl-job: no XXLJOB_ADMIN_ADDRESSES: run callbacks stay pending in callback_outbox')
-      }
-      return
-    }
-    try {
-      while (await deliverBatch(dueBy())) {
-        // a full batch went out: more may be due
-      }
-    } catch (err) {
-      log.warn({ err: { message: errorText(err) } }, 'xxl-job: callback delivery pass failed')
+    if (admin.enabled) return deliverDue(options, dueBy)
+    if (!warnedNoAdmin) {
+      warnedNoAdmin = true
+      options.log.warn('xxl-job: no XXLJOB_ADMIN_ADDRESSES: run callbacks stay pending in callback_outbox')
     }
   }
 
-  function schedule(ms: number): void {
+  /** Passes until nothing kicked meanwhile, then sleeps until the next row is due. */
+  async function loop(): Promise<void> {
+    do {
+      again = false
+      await pass(now)
+    } while (again && started)
+    if (!started || !admin.enabled) return
+    const wait = await nextWait(options)
     if (!started) return
     clearTimeout(timer)
-    timer = setTimeout(run, ms)
+    timer = setTimeout(run, wait)
     timer.unref()
   }
 
@@ -182,13 +156,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
     }
     clearTimeout(timer)
     timer = undefined
-    inFlight = (async () => {
-      do {
-        again = false
-        await pass(now)
-      } while (again && started)
-      if (started && admin.enabled) schedule(await nextWait())
-    })().finally(() => {
+    inFlight = loop().finally(() => {
       inFlight = undefined
     })
   }
@@ -212,13 +180,6 @@ export function createOutbox(options: OutboxOptions): Outbox {
       const horizon = Math.max(...options.retryDelaysMs, 0) + 1
       await pass(() => new Date(now().getTime() + horizon))
     },
-    async pendingCount() {
-      const row = await db
-        .selectFrom('callback_outbox')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('delivered_at', 'is', null)
-        .executeTakeFirst()
-      return Number(row?.n ?? 0)
-    },
+    pendingCount: () => options.callbacks.pendingCount(),
   }
 }

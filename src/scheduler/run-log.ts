@@ -1,6 +1,7 @@
+import type { LogPage, RunStore } from '../storage/run.repository.js'
+import { STEP_TAG } from './child-protocol.js'
 import type { LogResult } from './protocol.js'
 import { MSG } from './protocol.js'
-import type { LogPage, RunStore } from './run-store.js'
 
 /** Run log lines read `YYYY-MM-DD HH:mm:ss [step] text`, in China Standard Time (UTC+8, no DST), the market's clock. */
 const CST_OFFSET_MS = 8 * 3600 * 1000
@@ -14,8 +15,6 @@ export function formatLogLine(line: { loggedAt: Date; step: string; text: string
 }
 
 /** A `[step] text` line from a handler names its step; any other line belongs to the current step. */
-const STEP_TAG = /^\[([A-Za-z0-9_.:-]{1,40})\]\s?(.*)$/s
-
 export function splitStep(line: string): { step: string | undefined; text: string } {
   const match = STEP_TAG.exec(line)
   return match ? { step: match[1], text: match[2] ?? '' } : { step: undefined, text: line }

@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import { throwIfAborted } from '../jobs/job.js'
+import { throwIfAborted } from '../abort.js'
 
 export class ChainBusyError extends Error {
   override name = 'ChainBusyError'

@@ -5,6 +5,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import pg from 'pg'
+import { processPath } from '../config.js'
 import type { Logger } from '../logger.js'
 import { isProcessAlive } from './process-alive.js'
 
@@ -77,7 +78,7 @@ function run(file: string, args: string[], runAs: RunAs, detached = false): Prom
       ...runAs,
       detached,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C', LANG: 'C' },
+      env: { PATH: processPath(), LC_ALL: 'C', LANG: 'C' },
     })
     let output = ''
     child.stdout.on('data', (chunk: Buffer) => {

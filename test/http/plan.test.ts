@@ -1,12 +1,11 @@
 import { chmod, readFile, rm, writeFile } from 'node:fs/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ServiceOptions } from '../../src/compose.js'
 import { PLAN_CACHE_MAX } from '../../src/services/plan.service.js'
 import { buildTestApp, type TestApp } from '../support/app.js'
 import { type DemoMarket, seedDemoMarket } from '../support/demo-market.js'
 import { captureLog } from '../support/log-capture.js'
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 describe('GET /plan and POST /plan/refresh on the demo market', () => {
   let t: TestDatabase
@@ -14,9 +13,9 @@ describe('GET /plan and POST /plan/refresh on the demo market', () => {
   let latest: string
   const apps: TestApp[] = []
 
-  async function app(env: Record<string, string> = {}, withLog = false) {
+  async function app(env: Record<string, string> = {}, withLog = false, options: ServiceOptions = {}) {
     const captured = captureLog()
-    const built = await buildTestApp(t, { ...demo.env, ...env }, withLog ? { log: captured.log } : {})
+    const built = await buildTestApp(t, { ...demo.env, ...env }, withLog ? { ...options, log: captured.log } : options)
     apps.push(built)
     return { ...built, captured }
   }
@@ -162,9 +161,10 @@ describe('GET /plan and POST /plan/refresh on the demo market', () => {
   })
 
   it('nocache bypasses reading and stores the fresh result', async () => {
-    const { app: server, captured } = await app({ PLAN_FROM_SNAPSHOT: 'no' }, true)
+    let clockMs = Date.now()
+    const { app: server, captured } = await app({ PLAN_FROM_SNAPSHOT: 'no' }, true, { now: () => new Date(clockMs) })
     const first = (await server.inject('/plan')).json()
-    await sleep(5)
+    clockMs += 5
     const fresh = (await server.inject('/plan?nocache=1')).json()
     const after = (await server.inject('/plan')).json()
     expect(fresh.generated_at).not.toBe(first.generated_at)
@@ -189,12 +189,13 @@ describe('GET /plan and POST /plan/refresh on the demo market', () => {
   })
 
   it('writes snapshot, regime and market per request, never into the cache', async () => {
-    const { app: server } = await app()
+    let clockMs = Date.now()
+    const { app: server } = await app({}, false, { now: () => new Date(clockMs) })
     const first = (await server.inject('/plan?top=9')).json()
     const snapshotFile = demo.services.files.snapshotPath(latest)
     const saved = await readFile(snapshotFile)
     await rm(snapshotFile)
-    await sleep(1100) // snapshot presence is re-checked at most once a second
+    clockMs += 1001 // snapshot presence is re-checked at most once a second
     const second = (await server.inject('/plan?top=9')).json()
     await writeFile(snapshotFile, saved)
     expect(second.main).toEqual(first.main)
@@ -202,7 +203,7 @@ describe('GET /plan and POST /plan/refresh on the demo market', () => {
     expect(second.snapshot).toBe('missing')
     expect(second.market).toEqual({})
     expect(second.regime).toMatchObject({ status: 'unknown', weak_day: null })
-    await sleep(1100)
+    clockMs += 1001
     expect((await server.inject('/plan?top=9')).json().snapshot).toBe('present')
   })
 

@@ -1,5 +1,6 @@
-import { spawn } from 'node:child_process'
-import { readdir, readFile } from 'node:fs/promises'
+import { type ChildProcess, spawn } from 'node:child_process'
+import { watch } from 'node:fs'
+import { readdir, readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { generateDemoMarket } from '../../src/jobs/demo/generate.js'
@@ -21,7 +22,7 @@ describe('crashes, concurrent chains and reruns', () => {
   let demo: DemoMarket
   let env: Record<string, string>
 
-  function cli(args: string[], killAfterMs?: number): Promise<Exit> {
+  function cli(args: string[], killWhen?: (child: ChildProcess) => Promise<unknown>): Promise<Exit> {
     return new Promise((resolve) => {
       const child = spawn(process.execPath, ['bin/stockplan.js', ...args], {
         env: { ...process.env, ...env },
@@ -34,9 +35,50 @@ describe('crashes, concurrent chains and reruns', () => {
       child.stderr.on('data', (c: Buffer) => {
         output += c.toString()
       })
-      if (killAfterMs !== undefined) setTimeout(() => child.kill('SIGKILL'), killAfterMs)
+      void killWhen?.(child)
       child.on('exit', (code, signal) => resolve({ code, signal, output }))
     })
+  }
+
+  /**
+   * Kills `child` with SIGKILL the moment another session holds an open transaction that has written (it has a
+   * transaction id) and whose statement matches `statement`; resolves true when the kill landed there, false when
+   * the child ended first. Nothing else writes to this test's database while it runs.
+   */
+  async function killWhileWriting(child: ChildProcess, statement: RegExp): Promise<boolean> {
+    while (child.exitCode === null && child.signalCode === null) {
+      const { rows } = await t.pool.query<{ query: string }>(
+        `select query from pg_stat_activity
+          where datname = current_database() and pid <> pg_backend_pid() and backend_xid is not null`,
+      )
+      if (rows.some((r) => statement.test(r.query))) return child.kill('SIGKILL')
+    }
+    return false
+  }
+
+  /** Kills `child` when a temp file (an atomic write under way) appears in `dir`; resolves with its name, if any. */
+  function killWhenTempAppears(child: ChildProcess, dir: string): Promise<string | undefined> {
+    return new Promise((resolve) => {
+      const watcher = watch(dir, (_event, name) => {
+        if (name?.startsWith('.') && name.endsWith('.tmp') && child.kill('SIGKILL')) {
+          watcher.close()
+          resolve(name)
+        }
+      })
+      child.once('exit', () => {
+        watcher.close()
+        resolve(undefined)
+      })
+    })
+  }
+
+  /** The row versions of the date's daily rows: a committed rewrite changes every xmin, a rolled-back one none. */
+  async function dailyVersions(date: string): Promise<string> {
+    const { rows } = await t.pool.query<{ xmins: string }>(
+      "select string_agg(xmin::text, ',' order by code) as xmins from stock_daily where trade_date = $1",
+      [date],
+    )
+    return rows[0]?.xmins ?? ''
   }
 
   /** Every visible file under PLAN_DATA_DIR is whole: snapshots parse for their date, plans and pools are complete. */
@@ -84,16 +126,29 @@ describe('crashes, concurrent chains and reruns', () => {
     await t.drop()
   })
 
-  it('kill -9 in the middle of plan leaves whole files and the earlier complete rows; a rerun gives the same plan', async () => {
+  it('kill -9 while plan rewrites the daily rows leaves whole new files and the earlier rows; a rerun gives the same plan', async () => {
     const date = demo.planned.at(-1)!
     const before = await dailySignature(date)
     const planBefore = (await demo.services.plans.getFull(date)).rows
-    for (const delay of [700, 900, 1100, 1300]) {
-      await cli(['plan', '--date', date], delay)
+    const snapshot = demo.services.files.snapshotPath(date)
+    let landed = 0
+    for (let attempt = 0; attempt < 4 && landed === 0; attempt++) {
+      const versions = await dailyVersions(date)
+      const snapshotBefore = (await stat(snapshot)).mtimeMs
+      let hit = false
+      const killed = await cli(['plan', '--date', date], async (child) => {
+        hit = await killWhileWriting(child, /stock_daily/i)
+      })
+      if (!hit) continue
+      landed++
+      expect(killed.signal).toBe('SIGKILL')
+      // half done: the files (written first) are new, the rows' transaction was under way and rolled back
+      expect((await stat(snapshot)).mtimeMs).toBeGreaterThan(snapshotBefore)
+      expect(await dailyVersions(date)).toBe(versions)
       await assertNoTornFiles()
-      const after = await dailySignature(date)
-      expect(after).toBe(before) // same inputs: either untouched or replaced whole by identical rows
+      expect(await dailySignature(date)).toBe(before)
     }
+    expect(landed, 'a kill landed while the daily rows were being written').toBe(1)
     const rerun = await cli(['plan', '--date', date])
     expect(rerun.code, rerun.output).toBe(0)
     await assertNoTornFiles()
@@ -120,27 +175,43 @@ describe('crashes, concurrent chains and reruns', () => {
       )
     const bars0 = await count('daily_bars')
     const basics0 = await count('daily_basics')
-    const killed = await cli(['import', '--dir', dir], 2500)
+    let hit = false
+    const killed = await cli(['import', '--dir', dir], async (child) => {
+      hit = await killWhileWriting(child, /daily_bars/i)
+    })
     expect(killed.signal).toBe('SIGKILL')
-    expect([bars0, bars0 + other.files['bars.csv']!]).toContain(await count('daily_bars'))
+    expect(hit, 'the kill landed while the bars file was being copied').toBe(true)
+    // the bars file was half copied when the process died: none of it is visible
+    expect(await count('daily_bars')).toBe(bars0)
     expect([basics0, basics0 + other.files['basics.csv']!]).toContain(await count('daily_basics'))
     const rerun = await cli(['import', '--dir', dir])
     expect(rerun.code, rerun.output).toBe(0)
     expect(await count('daily_bars')).toBe(bars0 + other.files['bars.csv']!)
     expect(await count('daily_basics')).toBe(basics0 + other.files['basics.csv']!)
-  })
+  }, 150_000) // generates a 1500-stock market and imports it twice: over a minute on a busy shared machine
 
-  it('kill -9 during POST /plan/refresh never leaves a torn plan file', async () => {
+  it('kill -9 during POST /plan/refresh, mid-way through writing the plan file, never leaves a torn plan file', async () => {
     const date = demo.planned.at(-1)!
-    for (const delay of [0, 5, 20]) {
+    const plans = path.join(demo.planDataDir, 'plans')
+    const planFile = path.join(plans, (await readdir(plans)).find((n) => n.startsWith(date))!)
+    let landed = 0
+    for (let attempt = 0; attempt < 4 && landed === 0; attempt++) {
+      const whole = await readFile(planFile, 'utf8')
       const server = await startServerProcess({ DATABASE_URL: t.url, PLAN_DATA_DIR: demo.planDataDir })
+      const temp = killWhenTempAppears(server.child, plans)
       const pending = fetch(`${server.url}/plan/refresh?date=${date}`, { method: 'POST' }).catch(() => undefined)
-      await new Promise((r) => setTimeout(r, delay))
+      const tempName = await temp
       server.child.kill('SIGKILL')
       await server.exited
       await pending
       await assertNoTornFiles()
+      // half done: the dead writer's temp file is still there, the plan file is the whole earlier one
+      if (tempName && (await readdir(plans)).includes(tempName)) {
+        landed++
+        expect(await readFile(planFile, 'utf8')).toBe(whole)
+      }
     }
+    expect(landed, 'a kill landed between creating and renaming the temp file').toBe(1)
   })
 
   it('a second chain for the same date waits for the lock, or is refused with --no-wait; never both at once', async () => {
@@ -150,16 +221,30 @@ describe('crashes, concurrent chains and reruns', () => {
       release = r
     })
     let releasedAt = 0
+    let entered!: () => void
+    const held = new Promise<void>((r) => {
+      entered = r
+    })
     const holding = withChainLock(t.pool, date, 'wait', new AbortController().signal, async () => {
+      entered()
       await released
       releasedAt = Date.now()
     })
-    await new Promise((r) => setTimeout(r, 200))
+    await held
     const refused = await cli(['chain', '--date', date, '--no-wait'])
     expect(refused.code).toBe(1)
     expect(refused.output).toMatch(/another chain run holds the lock/)
+    const lockTriers = async (): Promise<number[]> =>
+      (
+        await t.pool.query<{ pid: number }>(
+          `select pid from pg_stat_activity
+            where datname = current_database() and query like 'select pg_try_advisory_lock%'`,
+        )
+      ).rows.map((r) => r.pid)
+    const earlier = new Set(await lockTriers())
     const waiting = cli(['chain', '--date', date])
-    await new Promise((r) => setTimeout(r, 2500))
+    // the second chain is waiting once a new session has asked for the lock (and been refused: we hold it)
+    while (!(await lockTriers()).some((pid) => !earlier.has(pid))) await new Promise((r) => setImmediate(r))
     release()
     await holding
     const waited = await waiting

@@ -1,11 +1,14 @@
-import { mkdtemp, rm } from 'node:fs/promises'
+import { cp, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
+import pg from 'pg'
+import { inject } from 'vitest'
 import { createServices, type Services } from '../../src/compose.js'
 import { generateDemoMarket } from '../../src/jobs/demo/generate.js'
 import { importDirectory } from '../../src/jobs/import/import-job.js'
 import { silentProgress } from '../../src/jobs/progress.js'
 import { createLogger } from '../../src/logger.js'
+import { createDb } from '../../src/storage/db.js'
 import { testConfig } from './config.js'
 import type { TestDatabase } from './test-db.js'
 
@@ -21,40 +24,133 @@ export interface DemoMarket {
   cleanup(): Promise<void>
 }
 
-/**
- * A small deterministic demo market imported into the test database, with the chain run for its last
- * `history` days (or up to `stopBefore` days before the end). Plan files live in a temp dir.
- */
-export async function seedDemoMarket(
-  t: TestDatabase,
-  options: { stocks?: number; days?: number; seed?: number; history?: number; skipLast?: number } = {},
-): Promise<DemoMarket> {
-  const root = await mkdtemp(path.join(os.tmpdir(), 'stockplan-demo-'))
+export interface DemoOptions {
+  stocks?: number
+  days?: number
+  seed?: number
+  history?: number
+  skipLast?: number
+}
+
+interface Seeded {
+  readonly calendar: string[]
+  readonly planned: string[]
+}
+
+const silentLog = createLogger({ logLevel: 'silent' })
+
+/** Generates, imports and runs the chain into the database `t`, with market and plan files under `root`. */
+async function seedInto(t: Pick<TestDatabase, 'db' | 'pool'>, root: string, options: DemoOptions): Promise<Seeded> {
   const dataDir = path.join(root, 'market')
-  const planDataDir = path.join(root, 'plan')
-  const env = { PLAN_DATA_DIR: planDataDir }
-  const config = testConfig(env)
-  const log = createLogger(config)
+  const config = testConfig({ PLAN_DATA_DIR: path.join(root, 'plan') })
   const summary = await generateDemoMarket(
     dataDir,
     { stocks: options.stocks ?? 400, days: options.days ?? 90, seed: options.seed ?? 7 },
     silentProgress,
   )
   await importDirectory(
-    { db: t.db, pool: t.pool, log, progress: silentProgress },
+    { db: t.db, pool: t.pool, log: silentLog, progress: silentProgress },
     { dir: dataDir, format: 'native' },
     new AbortController().signal,
   )
-  const services = createServices(config, log, t)
-  const calendar = await services.market.calendar(summary.lastDate)
-  const end = calendar.length - (options.skipLast ?? 0)
-  const planned = calendar.slice(Math.max(0, end - (options.history ?? 3)), end)
-  for (const date of planned) await services.chain({ date }, new AbortController().signal)
+  const services = createServices(config, silentLog, t)
+  try {
+    const calendar = await services.market.calendar(summary.lastDate)
+    const end = calendar.length - (options.skipLast ?? 0)
+    const planned = calendar.slice(Math.max(0, end - (options.history ?? 3)), end)
+    for (const date of planned) await services.chain({ date }, new AbortController().signal)
+    return { calendar, planned }
+  } finally {
+    await services.close()
+  }
+}
+
+const variantKey = (o: DemoOptions): string =>
+  `demo_${o.stocks ?? 400}_${o.days ?? 90}_${o.seed ?? 7}_${o.history ?? 3}_${o.skipLast ?? 0}`
+
+const sameServer = (a: string, b: string): boolean => new URL(a).host === new URL(b).host
+
+async function adminQuery<T extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<T[]> {
+  const admin = new pg.Client({ connectionString: inject('pgAdminUrl') })
+  await admin.connect()
+  try {
+    return (await admin.query<T>(sql, params)).rows
+  } finally {
+    await admin.end()
+  }
+}
+
+/**
+ * The variant's template database and files, built once per test run by the first file that asks (other files
+ * wait on an advisory lock) and cloned by every later one: generate + import + chain cost once, not per file.
+ */
+async function ensureTemplate(options: DemoOptions): Promise<{ name: string; root: string; seeded: Seeded }> {
+  const name = variantKey(options)
+  const root = path.join(inject('demoCacheDir'), name)
+  const admin = new pg.Client({ connectionString: inject('pgAdminUrl') })
+  await admin.connect()
+  try {
+    await admin.query('select pg_advisory_lock(hashtext($1))', [name])
+    const marker = `${root}.json` // beside the files, so no clone copies it
+    const built = await stat(marker).then(
+      () => true,
+      () => false,
+    )
+    if (!built) {
+      await rm(root, { recursive: true, force: true })
+      await mkdir(root, { recursive: true })
+      const building = `${name}_building`
+      await admin.query(`drop database if exists ${building} with (force)`)
+      await admin.query(`create database ${building} template ${inject('pgTemplate')}`)
+      const url = new URL(inject('pgAdminUrl'))
+      url.pathname = `/${building}`
+      const handle = createDb(url.toString(), silentLog)
+      try {
+        const seeded = await seedInto(handle, root, options)
+        await writeFile(marker, JSON.stringify(seeded))
+      } finally {
+        await handle.db.destroy()
+      }
+      await admin.query(`drop database if exists ${name}`)
+      await admin.query(`alter database ${building} rename to ${name}`)
+    }
+    const seeded = JSON.parse(await readFile(marker, 'utf8')) as Seeded
+    return { name, root, seeded }
+  } finally {
+    await admin.query('select pg_advisory_unlock(hashtext($1))', [name]).catch(() => undefined)
+    await admin.end()
+  }
+}
+
+/**
+ * A small deterministic demo market in the test database, with the chain run for its last `history` days (or up
+ * to `skipLast` days before the end). Plan and market files live in a temp dir of this caller's own.
+ *
+ * On the run's shared server `t` (fresh from createTestDatabase, never connected yet) is recreated as a clone of
+ * the variant's template, so each file gets its own copy it may write to; on any other server (a test's own
+ * cluster) the market is seeded in place.
+ */
+export async function seedDemoMarket(t: TestDatabase, options: DemoOptions = {}): Promise<DemoMarket> {
+  const root = await mkdtemp(path.join(os.tmpdir(), 'stockplan-demo-'))
+  let seeded: Seeded
+  if (sameServer(t.url, inject('pgAdminUrl')) && t.name.startsWith('t_')) {
+    if (t.pool.totalCount > 0) throw new Error('seedDemoMarket needs a test database nothing has connected to yet')
+    const template = await ensureTemplate(options)
+    await adminQuery(`drop database if exists ${t.name} with (force)`)
+    await adminQuery(`create database ${t.name} template ${template.name}`)
+    await cp(template.root, root, { recursive: true })
+    seeded = template.seeded
+  } else {
+    seeded = await seedInto(t, root, options)
+  }
+  const env = { PLAN_DATA_DIR: path.join(root, 'plan') }
+  const config = testConfig(env)
+  const services = createServices(config, createLogger(config), t)
   return {
-    dataDir,
-    planDataDir,
-    calendar,
-    planned,
+    dataDir: path.join(root, 'market'),
+    planDataDir: env.PLAN_DATA_DIR,
+    calendar: seeded.calendar,
+    planned: seeded.planned,
     services,
     env,
     async cleanup() {

@@ -12,10 +12,48 @@ declare module 'vitest' {
   export interface ProvidedContext {
     pgAdminUrl: string
     pgTemplate: string
+    /** Where the demo-market templates keep their market and plan files (see demo-market.ts). */
+    demoCacheDir: string
   }
 }
 
 export const TEMPLATE_DB = 'stockplan_test_template'
+
+/**
+ * The throwaway test cluster never survives a crash of its host, so it needs no durability: skipping fsync, the
+ * wait for the WAL flush and full-page images makes every commit and CREATE DATABASE cheaper. All three are
+ * reloadable settings, so no restart; the check below fails the run if the server ignored them.
+ */
+export const RELAXED_SETTINGS = { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' } as const
+
+async function relaxDurability(admin: pg.Client): Promise<void> {
+  for (const [name, value] of Object.entries(RELAXED_SETTINGS)) await admin.query(`alter system set ${name} = ${value}`)
+  await admin.query('select pg_reload_conf()')
+  // pg_reload_conf only signals the postmaster; poll until this session sees the new values
+  for (let attempt = 0; ; attempt++) {
+    const { rows } = await admin.query<{ name: string; setting: string }>(
+      'select name, setting from pg_settings where name = any($1)',
+      [Object.keys(RELAXED_SETTINGS)],
+    )
+    if (rows.length === 3 && rows.every((r) => r.setting === 'off')) return
+    if (attempt >= 50) throw new Error(`test postgres ignored the relaxed settings: ${JSON.stringify(rows)}`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
+/** On a shared server (TEST_DATABASE_URL) the demo templates of this run are dropped at the end. */
+async function dropDemoTemplates(adminUrl: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: adminUrl })
+  await admin.connect()
+  try {
+    const { rows } = await admin.query<{ datname: string }>(
+      "select datname from pg_database where datname like 'demo\\_%'",
+    )
+    for (const { datname } of rows) await admin.query(`drop database if exists ${datname} with (force)`)
+  } finally {
+    await admin.end()
+  }
+}
 
 /**
  * One PostgreSQL for the whole run: the embedded one in a fresh temp dir, or the server named by
@@ -34,6 +72,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
   const admin = new pg.Client({ connectionString: adminUrl })
   await admin.connect()
+  if (embedded) await relaxDurability(admin)
   await admin.query(`drop database if exists ${TEMPLATE_DB}`)
   await admin.query(`create database ${TEMPLATE_DB}`)
   await admin.end()
@@ -45,7 +84,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
 
   project.provide('pgAdminUrl', adminUrl)
   project.provide('pgTemplate', TEMPLATE_DB)
+  const demoCacheDir = await mkdtemp(path.join(os.tmpdir(), 'stockplan-demo-templates-'))
+  project.provide('demoCacheDir', demoCacheDir)
   return async () => {
+    await rm(demoCacheDir, { recursive: true, force: true })
+    if (!embedded) await dropDemoTemplates(adminUrl)
     await embedded?.stop()
     if (tempDir) await rm(tempDir, { recursive: true, force: true })
   }

@@ -2,8 +2,10 @@ import { spawn } from 'node:child_process'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Config } from '../config.js'
+import { errorMessage, parseChildLine, summaryOf } from './child-protocol.js'
 
 const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'stockplan.js')
+const DRAIN_POLL_MS = 200
 
 export interface ChildJobContext {
   /** Receives the child's step lines (`[build] start`, `[plan] ok ...`). */
@@ -13,10 +15,18 @@ export interface ChildJobContext {
   readonly draining: () => boolean
 }
 
-/** The settings a job process needs, as environment variables, so it sees exactly what this process sees. */
-export function jobEnvironment(config: Config, databaseUrl: string): Record<string, string> {
+/**
+ * The settings a job process needs, as environment variables, so it sees exactly what this process sees:
+ * `base` is this process's environment (from config.ts), less the scheduler's own XXLJOB_ keys.
+ */
+export function jobEnvironment(
+  config: Config,
+  databaseUrl: string,
+  base: Record<string, string>,
+  codeCommit: string | undefined,
+): Record<string, string> {
   const env: Record<string, string> = {
-    ...(process.env as Record<string, string>),
+    ...base,
     DATABASE_URL: databaseUrl,
     PG_DATA_DIR: config.pgDataDir,
     PLAN_DATA_DIR: config.planDataDir,
@@ -26,8 +36,20 @@ export function jobEnvironment(config: Config, databaseUrl: string): Record<stri
     LOG_LEVEL: 'warn',
   }
   if (config.poolPushUrl) env.POOL_PUSH_URL = config.poolPushUrl
+  if (codeCommit) env.STOCKPLAN_COMMIT = codeCommit
   for (const key of Object.keys(env)) if (key.startsWith('XXLJOB_')) delete env[key]
   return env
+}
+
+/** Splits a stream into lines and hands each whole line on; the tail waits for the rest of its line. */
+function lineReader(onLine: (line: string) => void): (chunk: Buffer) => void {
+  let pending = ''
+  return (chunk) => {
+    pending += chunk.toString()
+    const lines = pending.split('\n')
+    pending = lines.pop() ?? ''
+    for (const line of lines) onLine(line)
+  }
 }
 
 /**
@@ -45,26 +67,24 @@ export function runCliJob(
     const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
     let lastError = ''
-    let pending = ''
     child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString()
     })
-    child.stderr.on('data', (chunk: Buffer) => {
-      pending += chunk.toString()
-      const lines = pending.split('\n')
-      pending = lines.pop() ?? ''
-      for (const line of lines) {
-        if (line.startsWith('[')) void ctx.log(line)
-        else if (line.startsWith('error: ')) lastError = line.slice('error: '.length)
-      }
-    })
+    child.stderr.on(
+      'data',
+      lineReader((text) => {
+        const line = parseChildLine(text)
+        if (line.kind === 'step') void ctx.log(text)
+        else if (line.kind === 'error') lastError = errorMessage(line)
+      }),
+    )
     let drained = false
     const drainPoll = setInterval(() => {
       if (!drained && ctx.draining()) {
         drained = true
         child.kill('SIGUSR2')
       }
-    }, 200)
+    }, DRAIN_POLL_MS)
     let killTimer: NodeJS.Timeout | undefined
     const onAbort = (): void => {
       child.kill('SIGTERM')
@@ -80,7 +100,7 @@ export function runCliJob(
         const reason: unknown = ctx.signal.reason
         reject(reason instanceof Error ? reason : new Error(String(reason ?? 'aborted')))
       } else if (code === 0) {
-        resolve({ summary: stdout.trim().split('\n').at(-1) ?? '' })
+        resolve({ summary: summaryOf(stdout) })
       } else {
         reject(new Error(lastError || `stockplan ${args[0]} ended with ${signal ?? `exit code ${code}`}`))
       }

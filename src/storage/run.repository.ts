@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
-import type { Db } from '../storage/db.js'
-import type { ChainRunStatus } from '../storage/schema.js'
+import type { Db } from './db.js'
+import type { ChainRunStatus } from './schema.js'
 
 /** SQL of the scheduler's runs and run log lines; the only Kysely code for `chain_runs` and `chain_run_lines`. */
 
