@@ -31,6 +31,7 @@ const PREFIXES: ReadonlyArray<readonly [string, Exchange, Board]> = [
   ['003', 'SZ', 'main'],
   ['300', 'SZ', 'chinext'],
   ['301', 'SZ', 'chinext'],
+  ['302', 'SZ', 'chinext'],
   ['200', 'SZ', 'b_share'],
   ['920', 'BJ', 'bse'],
   ['43', 'BJ', 'bse'],
@@ -96,13 +97,6 @@ export function parseCode(input: string): ParsedCode | RejectedCode {
 export function normaliseCode(input: string): string | undefined {
   const parsed = parseCode(input)
   return parsed.ok ? parsed.code : undefined
-}
-
-/** Daily price-limit ratio by board; ST names on the main boards move 5%. */
-export function limitRatio(board: Board, isSt: boolean): number {
-  if (board === 'bse') return 0.3
-  if (board === 'star' || board === 'chinext') return 0.2
-  return isSt ? 0.05 : 0.1
 }
 
 export function boardOf(code: string): Board | undefined {

@@ -9,7 +9,8 @@
  * - The research proposes holding the status for two days before a strong <-> weak change. That needs the
  *   previous day's status, so it is not done here: every day's status stands on that day's numbers alone.
  */
-import { type Board, limitRatio } from './codes.js'
+import type { Board } from './codes.js'
+import { limitRatio } from './limit-rules.js'
 import { deepFreeze, mean, roundTo } from './stats.js'
 
 export type Signal = 'positive' | 'neutral' | 'negative' | 'unknown'
@@ -44,6 +45,8 @@ export interface MarketStock {
   readonly is_st: boolean
   readonly is_suspended: boolean
   readonly above_ma20: boolean | null
+  /** Trading days since listing (1 = first day); absent when unknown. New listings' unlimited days are not counted. */
+  readonly listed_days?: number
 }
 
 export interface MarketInput {
@@ -118,20 +121,31 @@ function breadthOf(stocks: readonly MarketStock[]): BreadthItem {
   return { signal, up, down, flat, up_ratio: upRatio }
 }
 
-/** Limit prices as the exchanges set them: pre_close x (1 +- r), rounded half up to the fen. */
-export function limitPrices(preClose: number, board: Board, isSt: boolean): { up: number; down: number } {
-  const r = limitRatio(board, isSt)
+/**
+ * Limit prices as the exchanges set them on `date`: pre_close x (1 +- r), rounded half up to the fen; null on a
+ * new listing's days without a limit.
+ */
+export function limitPrices(
+  preClose: number,
+  board: Board,
+  isSt: boolean,
+  date: string,
+  listedDays = Number.POSITIVE_INFINITY,
+): { up: number; down: number } | null {
+  const r = limitRatio(board, isSt, date, listedDays)
+  if (r === null) return null
   return { up: roundTo(preClose * (1 + r), 2), down: roundTo(preClose * (1 - r), 2) }
 }
 
-function limitsOf(stocks: readonly MarketStock[]): LimitsItem {
+function limitsOf(stocks: readonly MarketStock[], date: string): LimitsItem {
   let counted = 0
   let limitUp = 0
   let limitDown = 0
   for (const s of stocks) {
     if (s.is_st || !isPrice(s.pre_close) || !isPrice(s.close)) continue
+    const limits = limitPrices(s.pre_close, s.board, false, date, s.listed_days)
+    if (limits === null) continue
     counted += 1
-    const limits = limitPrices(s.pre_close, s.board, false)
     if (s.close >= limits.up) limitUp += 1
     else if (s.close <= limits.down) limitDown += 1
   }
@@ -198,7 +212,7 @@ export function computeMarket(input: MarketInput): Market {
   const breadth = breadthOf(trading)
   return {
     breadth,
-    limits: limitsOf(trading),
+    limits: limitsOf(trading, input.date),
     turnover: turnoverOf(input.amountHistory, breadth.up_ratio),
     trend: trendOf(trading, input.index),
   }

@@ -14,7 +14,17 @@ export async function loadMarketInput(db: Db, date: IsoDate, calendar: readonly 
     db
       .selectFrom('daily_bars as b')
       .innerJoin('securities as s', 's.code', 'b.code')
-      .select(['b.code', 'b.close', 'b.pre_close', 'b.amount', 'b.adj_factor', 'b.is_st', 'b.is_suspended', 's.board'])
+      .select([
+        'b.code',
+        'b.close',
+        'b.pre_close',
+        'b.amount',
+        'b.adj_factor',
+        'b.is_st',
+        'b.is_suspended',
+        's.board',
+        's.list_date',
+      ])
       .where('b.trade_date', '=', date)
       .execute(),
     db
@@ -47,6 +57,8 @@ export async function loadMarketInput(db: Db, date: IsoDate, calendar: readonly 
       .execute(),
   ])
   const ma = new Map(averages.map((a) => [a.code, a]))
+  const tradingDaysSince = (listDate: IsoDate | null): number | undefined =>
+    listDate === null ? undefined : calendar.filter((d) => d >= listDate && d <= date).length
   const indexLast = index[0]
   return {
     date,
@@ -61,6 +73,7 @@ export async function loadMarketInput(db: Db, date: IsoDate, calendar: readonly 
         is_st: s.is_st,
         is_suspended: s.is_suspended,
         above_ma20: aboveMa20,
+        listed_days: tradingDaysSince(s.list_date),
       }
     }),
     amountHistory: amounts.map((a) => Number(a.amount)),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { limitRatio, parseCode } from '../../src/domain/codes.js'
+import { parseCode } from '../../src/domain/codes.js'
 
 describe('parseCode', () => {
   it.each([
@@ -23,6 +23,8 @@ describe('parseCode', () => {
     ['003816', '003816.SZ', 'main'],
     ['300750', '300750.SZ', 'chinext'],
     ['301269.SZ', '301269.SZ', 'chinext'],
+    ['302132.SZ', '302132.SZ', 'chinext'],
+    ['302132', '302132.SZ', 'chinext'],
     ['200596', '200596.SZ', 'b_share'],
     ['920799', '920799.BJ', 'bse'],
     ['BJ920799', '920799.BJ', 'bse'],
@@ -57,17 +59,5 @@ describe('parseCode', () => {
     const parsed = parseCode(input)
     expect(parsed.ok).toBe(false)
     if (!parsed.ok) expect(parsed.reason).toMatch(reason)
-  })
-})
-
-describe('limitRatio', () => {
-  it.each([
-    ['main', false, 0.1],
-    ['main', true, 0.05],
-    ['star', false, 0.2],
-    ['chinext', true, 0.2],
-    ['bse', false, 0.3],
-  ] as const)('%s st=%s moves %d', (board, st, ratio) => {
-    expect(limitRatio(board, st)).toBe(ratio)
   })
 })

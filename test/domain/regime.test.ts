@@ -121,7 +121,7 @@ describe('limit prices and counts', () => {
     ['main', false, 3.35, 3.69, 3.02], // 3.685 and 3.015
     ['chinext', false, 10.05, 12.06, 8.04],
   ] as const)('%s (ST %s) pre_close %f -> up %f, down %f', (board, st, pre, up, down) => {
-    expect(limitPrices(pre, board, st)).toEqual({ up, down })
+    expect(limitPrices(pre, board, st, '2026-01-05')).toEqual({ up, down })
   })
 
   const at = (board: Board, close: number, over: Partial<MarketStock> = {}) =>
@@ -149,6 +149,15 @@ describe('limit prices and counts', () => {
       at('main', 11, { is_st: true }),
       at('main', 11, { is_suspended: true }),
       at('main', 11),
+    ]
+    expect(computeMarket(input({ stocks })).limits).toMatchObject({ limit_up: 1, limit_down: 0 })
+  })
+
+  it("leaves a new listing's days without a limit out of the counts (main board from 2023-04-10)", () => {
+    const stocks = [
+      at('main', 11, { listed_days: 3 }),
+      at('main', 11, { listed_days: 6 }),
+      at('star', 12, { listed_days: 5 }),
     ]
     expect(computeMarket(input({ stocks })).limits).toMatchObject({ limit_up: 1, limit_down: 0 })
   })

@@ -3,7 +3,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { parse } from 'csv-parse/sync'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { limitRatio, parseCode } from '../../src/domain/codes.js'
+import { parseCode } from '../../src/domain/codes.js'
+import { limitRatio } from '../../src/domain/limit-rules.js'
 import { addDays, tradingCalendar, weekday } from '../../src/jobs/demo/calendar.js'
 import { csvField, csvLine } from '../../src/jobs/demo/csv-writer.js'
 import { DEMO_FILES, HEADERS } from '../../src/jobs/demo/files.js'
@@ -222,7 +223,7 @@ describe('bars', () => {
         number,
         number,
       ]
-      const r = limitRatio(p.board, b.is_st === 'true')
+      const r = limitRatio(p.board, b.is_st === 'true', b.trade_date!, Number.POSITIVE_INFINITY)!
       const up = limit(pre, r, 1)
       const down = limit(pre, r, -1)
       const where = `${b.code} ${b.trade_date}`

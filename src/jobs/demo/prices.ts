@@ -6,7 +6,8 @@
  * Limit prices are `pre_close x (1 +- r)` rounded to the fen. A pre_close that would put that product exactly on
  * half a fen is never produced (the close is moved by one fen), so every rounding convention gives the same limit.
  */
-import { type Board, limitRatio } from '../../domain/codes.js'
+import type { Board } from '../../domain/codes.js'
+import { narrowestLimitRatio } from '../../domain/limit-rules.js'
 import { clamp } from './format.js'
 import type { StockProfile } from './profiles.js'
 import { Random } from './random.js'
@@ -65,9 +66,12 @@ export function marketFactors(seed: number, days: number, industries: readonly s
   return { market, industry }
 }
 
-/** The limit ratio in whole percent (5, 10, 20, 30). */
+/**
+ * The limit ratio in whole percent (5, 10, 20, 30): the narrowest the dated rules allow over the demo calendar's
+ * span (2024-2026, see calendar.ts), so every simulated day respects the rule in force on it.
+ */
 export function limitPercent(board: Board, isSt: boolean): number {
-  return Math.round(limitRatio(board, isSt) * 100)
+  return Math.round(narrowestLimitRatio(board, isSt, '2024-01-01', '2026-12-31') * 100)
 }
 
 /** True when `pre x (1 +- pct%)` lands exactly on half a fen. */
