@@ -6,8 +6,15 @@ export function registerImportCommand(program: Command): void {
     .command('import')
     .description('load market CSVs (securities, bars, basics, ...) into the store; a re-import changes nothing')
     .requiredOption('--dir <DIR>', 'folder holding the CSV files')
-    .addOption(new Option('--format <format>', 'column layout').choices(['native', 'tushare']).default('native'))
-    .action(async (opts: { dir: string; format: 'native' | 'tushare' }) => {
+    .addOption(
+      new Option('--format <format>', 'column layout: native, or a tushare bundle (files named after its interfaces)')
+        .choices(['native', 'tushare'])
+        .default('native'),
+    )
+    .addOption(
+      new Option('--encoding <encoding>', 'text encoding of the files').choices(['utf8', 'gbk']).default('utf8'),
+    )
+    .action(async (opts: { dir: string; format: 'native' | 'tushare'; encoding: 'utf8' | 'gbk' }) => {
       const [{ withContext }, { importDirectory }, { terminalProgress }] = await Promise.all([
         import('./context.js'),
         import('../jobs/import/import-job.js'),
@@ -16,7 +23,7 @@ export function registerImportCommand(program: Command): void {
       await withContext(async ({ store, log, signal }) => {
         const result = await importDirectory(
           { db: store.db, pool: store.pool, log, progress: terminalProgress() },
-          { dir: opts.dir, format: opts.format },
+          { dir: opts.dir, format: opts.format, encoding: opts.encoding },
           signal,
         )
         if (result.files.length === 0) {

@@ -103,3 +103,30 @@ export function boardOf(code: string): Board | undefined {
   const parsed = parseCode(code)
   return parsed.ok ? parsed.board : undefined
 }
+
+/** A board for a prefix no rule knows yet, from the exchange's families of codes (SZ 30x ChiNext, SH 68x STAR). */
+function boardByFamily(symbol: string, exchange: Exchange): Board {
+  if (exchange === 'BJ') return 'bse'
+  if (exchange === 'SH') return symbol.startsWith('68') ? 'star' : symbol.startsWith('9') ? 'b_share' : 'main'
+  return symbol.startsWith('30') ? 'chinext' : symbol.startsWith('2') ? 'b_share' : 'main'
+}
+
+/**
+ * A tushare `ts_code` (`600519.SH`): the exchange is the suffix, so a prefix no rule lists yet still imports,
+ * its board taken from the exchange's code families; a known prefix must agree with the suffix.
+ */
+export function parseTsCode(input: string): ParsedCode | RejectedCode {
+  const text = input.trim().toUpperCase()
+  const suffix = SUFFIX_FORM.exec(text)
+  if (!suffix) return reject(`"${input}" is not a ts_code: use 6 digits and .SH, .SZ or .BJ, e.g. 600519.SH`)
+  const symbol = suffix[1]!
+  const stated = suffix[2]!
+  const bad = checkSymbol(symbol, input)
+  if (bad) return bad
+  if (stated !== 'SH' && stated !== 'SZ' && stated !== 'BJ') {
+    return reject(`"${input}" names an unknown exchange "${stated}"; use SH, SZ or BJ`)
+  }
+  const classified = classify(symbol)
+  if (classified) return parseCode(text)
+  return { ok: true, code: `${symbol}.${stated}`, symbol, exchange: stated, board: boardByFamily(symbol, stated) }
+}

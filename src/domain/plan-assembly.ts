@@ -37,7 +37,14 @@ export interface AssemblyInput {
 
 /** Screening, once per date: the `_full` from which every size cut is made. */
 export function buildFullPlan(input: AssemblyInput): FullPlan {
-  const screen_counts: Record<ScreenReason, number> = { held: 0, suspended: 0, st: 0, new_listing: 0, illiquid: 0 }
+  const screen_counts: Record<ScreenReason, number> = {
+    held: 0,
+    b_share: 0,
+    suspended: 0,
+    st: 0,
+    new_listing: 0,
+    illiquid: 0,
+  }
   const tier_counts = { main: 0, observe: 0, reject: 0 }
   const reasons = new Map<string, ReasonCode>()
   const rows: FullRow[] = []

@@ -41,7 +41,7 @@ export interface PlanSizes {
   readonly theme_cap: number
 }
 
-export type ScreenReason = 'held' | 'suspended' | 'st' | 'new_listing' | 'illiquid'
+export type ScreenReason = 'held' | 'b_share' | 'suspended' | 'st' | 'new_listing' | 'illiquid'
 export type SelectionReason = 'theme_cap' | 'beyond_top' | 'beyond_obs_top' | 'tier_reject'
 export type ReasonCode = ScreenReason | SelectionReason | 'not_in_tier_table'
 export type Decision = 'main' | 'observe' | 'reject' | 'absent'

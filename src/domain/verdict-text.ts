@@ -32,6 +32,8 @@ export function verdictText(v: VerdictTextInput): string {
   switch (v.reason) {
     case 'held':
       return `reject: held in the portfolio, dropped at screening (${where})`
+    case 'b_share':
+      return `reject: B share, priced in USD/HKD: the yuan liquidity and valuation rules do not apply (${where})`
     case 'suspended':
       return `reject: suspended on the data date (${where})`
     case 'st':

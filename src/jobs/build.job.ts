@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { BUILD_RULES } from '../domain/build-rules.js'
 import { type ScoredStock, type StockFacts, scoreStocks } from '../domain/scoring.js'
 import { stockFacts } from '../domain/stock-facts.js'
+import { notATradingDay } from '../domain/trading-days.js'
 import type { Logger } from '../logger.js'
 import type { Db } from '../storage/db.js'
 import type { MarketDataRepository } from '../storage/market-data.repository.js'
@@ -52,6 +53,8 @@ export async function runBuild(deps: BuildDeps, args: DateArgs, signal: AbortSig
   if (!date)
     throw new BuildInputError('no daily bars imported: run `stockplan import --dir DIR` or `stockplan demo` first')
   const { market, progress } = deps
+  const closed = args.date === undefined ? undefined : notATradingDay(date, await market.calendarAround(date))
+  if (closed) throw new BuildInputError(closed)
   progress.start(`build ${date}`, 4)
   const calendar = await market.calendar(date)
   if (calendar[calendar.length - 1] !== date) {
@@ -61,17 +64,19 @@ export async function runBuild(deps: BuildDeps, args: DateArgs, signal: AbortSig
   }
   const from = calendar[Math.max(0, calendar.length - 1 - BUILD_RULES.maLong)]!
   const eventsFrom = calendar[Math.max(0, calendar.length - BUILD_RULES.heatLookbackDays)]!
-  const [securities, bars, edges, events, peStats, basics, financials, forecasts, lastEvent] = await Promise.all([
-    market.securities(),
-    market.bars(from, date),
-    market.edges(),
-    market.events(eventsFrom, date),
-    market.peStats(date),
-    market.basicsOn(date),
-    market.financials(date),
-    market.forecasts(date),
-    market.lastEventDate(date),
-  ])
+  const [securities, bars, edges, events, peStats, basics, financials, forecasts, lastEvent, missingBars] =
+    await Promise.all([
+      market.securities(),
+      market.bars(from, date),
+      market.edges(undefined, date),
+      market.events(eventsFrom, date),
+      market.peStats(date),
+      market.basicsOn(date),
+      market.financials(date),
+      market.forecasts(date),
+      market.lastEventDate(date),
+      market.missingBars(date),
+    ])
   progress.tick()
   throwIfAborted(signal)
 
@@ -94,14 +99,14 @@ export async function runBuild(deps: BuildDeps, args: DateArgs, signal: AbortSig
   progress.tick()
   throwIfAborted(signal)
 
-  const listed = securities.filter((s) => s.list_date === null || s.list_date <= date)
   const counts = {
     securities: securities.length,
     scored: scored.length,
     main: scored.filter((s) => s.tier === 'main').length,
     observe: scored.filter((s) => s.tier === 'observe').length,
     reject: scored.filter((s) => s.tier === 'reject').length,
-    missing_bars: listed.length - scored.length,
+    // listed on T (not yet delisted) without a bar; suspended days are bars, so they do not count
+    missing_bars: missingBars,
   }
   const stale = staleText(date, calendar, counts.missing_bars, lastEvent)
   const buildId = `${date}-${randomUUID().slice(0, 8)}`

@@ -1,6 +1,7 @@
 import { renderPlanMarkdown } from '../domain/markdown.js'
 import { cutPlan, DEFAULT_SIZES, decideCode, selectRows } from '../domain/plan-assembly.js'
 import { computeMarket, computeRegime } from '../domain/regime.js'
+import { notATradingDay } from '../domain/trading-days.js'
 import type { Logger } from '../logger.js'
 import type { PlanAssembler } from '../services/plan-assembler.js'
 import type { Db } from '../storage/db.js'
@@ -41,6 +42,8 @@ export class PlanInputError extends Error {
 export async function runPlan(deps: PlanJobDeps, args: DateArgs, signal: AbortSignal): Promise<PlanJobResult> {
   const date = args.date ?? (await deps.latestTierDate())
   if (!date) throw new PlanInputError('the tier table is empty: run `stockplan build` first')
+  const closed = args.date === undefined ? undefined : notATradingDay(date, await deps.market.calendarAround(date))
+  if (closed) throw new PlanInputError(closed)
   const day = await deps.assembler.loadDay(date, 'all')
   if (!day) throw new PlanInputError(`no tier scores for ${date}: run \`stockplan build --date ${date}\` first`)
   throwIfAborted(signal)

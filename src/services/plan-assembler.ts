@@ -32,7 +32,7 @@ export function createPlanAssembler(deps: AssemblerDeps) {
     const stored = await inputs.storedMain(prevDate)
     if (stored) return stored
     // the plan job never ran for that day: assemble its main list the same way
-    const [rows, held] = await Promise.all([inputs.tierRows(prevDate), inputs.heldCodes()])
+    const [rows, held] = await Promise.all([inputs.tierRows(prevDate), inputs.heldCodes(prevDate)])
     const full = buildFullPlan({
       date: prevDate,
       planVersion: deps.planVersion,
@@ -49,7 +49,7 @@ export function createPlanAssembler(deps: AssemblerDeps) {
   async function loadDay(date: string, scope: 'screened' | 'all'): Promise<DayInputs | undefined> {
     const [rows, held, prevDate] = await Promise.all([
       inputs.tierRows(date),
-      inputs.heldCodes(),
+      inputs.heldCodes(date),
       inputs.previousTierDate(date),
     ])
     if (rows.length === 0) return undefined

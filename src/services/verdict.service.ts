@@ -108,12 +108,12 @@ export function createVerdictService(deps: VerdictServiceDeps) {
     return day
   }
 
-  /** Names (a security can be listed after the build) and holdings (they change at any time): per request. */
-  async function perRequest(codes: readonly string[]) {
+  /** Names (a security can be listed after the build) and holdings as of the date (they change at any time): per request. */
+  async function perRequest(codes: readonly string[], date: string) {
     try {
       const [securities, held] = await Promise.all([
         codes.length > 0 ? deps.market.securities(codes) : Promise.resolve([]),
-        deps.inputs.heldCodes(),
+        deps.inputs.heldCodes(date),
       ])
       return { names: new Map(securities.map((s) => [s.code, s.name])), held }
     } catch (err) {
@@ -129,7 +129,7 @@ export function createVerdictService(deps: VerdictServiceDeps) {
       const codes = distinctCodes(items)
       // the date's data first: its failure text (tier data) is the one a 500 carries
       const day = await dayData(date)
-      const { names, held } = await perRequest(codes)
+      const { names, held } = await perRequest(codes, date)
       const context = { date, rows: day.rows, names, held, selection: day.selection }
       const verdicts = await mapInSlices(items, (item): VerdictItem => {
         if ('error' in item) return item

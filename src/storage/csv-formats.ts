@@ -7,27 +7,40 @@
  * A column the spec does not know is an error; a column missing from the header is an error when it is
  * `required`, and otherwise left out of the load (NULL or the table default on insert, untouched on update).
  *
- * Tushare layout: the same file names, holding what the tushare API of that name returns:
- * | file           | tushare API              | conversion                                                      |
- * |----------------|--------------------------|-----------------------------------------------------------------|
- * | securities.csv | `stock_basic`            | ts_code; exchange SSE/SZSE/BSE -> SH/SZ/BJ; board from the code  |
- * | bars.csv       | `daily`                  | vol lots x100 -> shares; amount thousand yuan x1000 -> yuan      |
- * | index_bars.csv | `index_daily`            | as `daily`                                                       |
- * | basics.csv     | `daily_basic`            | total_mv / circ_mv 万元 x10000 -> yuan                            |
- * | financials.csv | `fina_indicator(_vip)`   | bps -> bvps, grossprofit_margin -> gross_margin, ocf_to_profit   |
- * |                |                          | -> ocf_to_np, or_yoy -> revenue_yoy, netprofit_yoy -> np_yoy;    |
- * |                |                          | percent x0.01 -> fractions; rows with update_flag 0 (superseded  |
- * |                |                          | by a correction) skipped                                         |
- * All tushare dates are `YYYYMMDD`. Columns a tushare API returns that we do not store (change, pct_chg,
- * turnover_rate_f, the other 150 fina_indicator fields, ...) are ignored, since users pick them with
- * `fields=` and tushare adds new ones over time. The bars files also accept the native columns
- * turnover_rate (percent), adj_factor (tushare `adj_factor`), is_suspended and is_st, which `daily` lacks.
- * Files with no tushare equivalent (forecasts, theme_edges, theme_events, holdings) use the native layout in
- * both formats.
+ * Tushare bundle: one file per tushare interface, named after it, holding what the interface returns (any
+ * extra columns a `fields=` choice adds are ignored; dates YYYYMMDD):
+ * | file               | stored as                                                                          |
+ * |--------------------|------------------------------------------------------------------------------------|
+ * | stock_basic.csv    | securities; list_status L/D/P; exchange from the ts_code suffix                     |
+ * | trade_cal.csv      | trading_calendar (cal_date, is_open; several exchanges: open when any is open)      |
+ * | daily.csv          | daily_bars; vol lots x100 -> shares, amount thousand yuan x1000 -> yuan              |
+ * | adj_factor.csv     | daily_bars.adj_factor; every daily.csv row needs one, or the bundle is refused        |
+ * | daily_basic.csv    | daily_basics (total_mv, circ_mv 万元 x10000 -> yuan); turnover_rate onto the bars     |
+ * | index_daily.csv    | index_bars, units as daily                                                            |
+ * | fina_indicator.csv | financials, one row per (code, end_date, ann_date): every announced version kept;   |
+ * |                    | for one announcement the update_flag 1 row wins. See storage/tushare-merge.ts for   |
+ * |                    | the annualisation of roe and eps and for ocf_to_np.                                 |
+ * | namechange.csv     | st_periods: names holding "ST" from start_date to end_date                          |
+ * | stock_st.csv       | st_periods: one day per row                                                         |
+ * | suspend_d.csv      | suspended-day bars (suspend_type S, whole day) at the previous close, volume 0      |
+ * | stk_limit.csv      | daily_bars.up_limit / down_limit                                                    |
+ * forecasts.csv, theme_edges.csv, theme_events.csv and holdings.csv have no tushare equivalent and use the
+ * native layout in both formats.
  */
 import type { Database } from './schema.js'
 
 export type ImportFormat = 'native' | 'tushare'
+/** Tushare files staged whole and merged by storage/tushare-merge.ts once every file of the bundle is read. */
+export type TushareStage =
+  | 'trade_cal'
+  | 'daily'
+  | 'adj_factor'
+  | 'daily_basic'
+  | 'fina_indicator'
+  | 'namechange'
+  | 'stock_st'
+  | 'suspend_d'
+  | 'stk_limit'
 export type ColumnKind = 'text' | 'date' | 'number' | 'integer' | 'boolean'
 export type ImportTable =
   | 'securities'
@@ -60,7 +73,7 @@ export interface ColumnSpec {
   /** Date layout: `iso` YYYY-MM-DD (native) or `compact` YYYYMMDD (tushare). */
   readonly dateFormat?: 'iso' | 'compact'
   /** Code columns: `stock` goes through parseCode; `index` takes `<6 digits>.<SH|SZ>` (000300.SH) as is. */
-  readonly code?: 'stock' | 'index'
+  readonly code?: 'stock' | 'ts_code' | 'index'
   /** Inclusive range of a number (after the factor). */
   readonly min?: number
   readonly max?: number
@@ -68,11 +81,13 @@ export interface ColumnSpec {
   readonly derive?: 'exchange' | 'board'
   /** File value -> stored value (tushare exchange names); other values are kept as written. */
   readonly values?: Readonly<Record<string, string>>
+  /** The only values a text column takes (after `values`). */
+  readonly oneOf?: readonly string[]
 }
 
 export interface FileSpec {
   readonly file: string
-  readonly table: ImportTable & keyof Database
+  readonly table: (ImportTable & keyof Database) | TushareStage
   /** What produces the file: `native` or the tushare API name. */
   readonly origin: string
   readonly columns: readonly ColumnSpec[]
@@ -119,20 +134,18 @@ const NON_NEGATIVE: Options = { min: 0 }
 const PERCENT: Options = { factor: 0.01 }
 
 const nativeCode = key('code', 'text', { code: 'stock' })
-const tushareCode = key('code', 'text', { code: 'stock', source: 'ts_code' })
 
-function barColumns(code: ColumnSpec, tushare: boolean): ColumnSpec[] {
-  const dates = tushare ? COMPACT : ISO
+function barColumns(code: ColumnSpec): ColumnSpec[] {
   return [
     code,
-    key('trade_date', 'date', dates),
+    key('trade_date', 'date', ISO),
     req('open', 'number', NON_NEGATIVE),
     req('high', 'number', NON_NEGATIVE),
     req('low', 'number', NON_NEGATIVE),
     req('close', 'number', NON_NEGATIVE),
     opt('pre_close', 'number', NON_NEGATIVE),
-    tushare ? req('volume', 'number', { source: 'vol', factor: 100, min: 0 }) : req('volume', 'number', NON_NEGATIVE),
-    tushare ? req('amount', 'number', { factor: 1000, min: 0 }) : req('amount', 'number', NON_NEGATIVE),
+    req('volume', 'number', NON_NEGATIVE),
+    req('amount', 'number', NON_NEGATIVE),
     opt('turnover_rate', 'number', NON_NEGATIVE),
     dflt('adj_factor', 'number', '1', { min: 0 }),
     dflt('is_suspended', 'boolean', 'f'),
@@ -166,7 +179,7 @@ const nativeBars = (file: string, table: 'daily_bars' | 'index_bars', code: Colu
   file,
   table,
   origin: 'native',
-  columns: barColumns(code, false),
+  columns: barColumns(code),
   primaryKey: BAR_KEY,
   checks: ['high_not_below_low'],
   unknownColumns: 'error',
@@ -198,12 +211,12 @@ const NATIVE_FINANCIALS: FileSpec = {
   columns: [
     nativeCode,
     key('end_date', 'date', ISO),
-    req('ann_date', 'date', ISO),
+    key('ann_date', 'date', ISO),
     opt('eps', 'number'),
     opt('bvps', 'number'),
     ...FINANCIAL_RATIOS.map((name) => opt(name, 'number')),
   ],
-  primaryKey: ['code', 'end_date'],
+  primaryKey: ['code', 'end_date', 'ann_date'],
   checks: [],
   unknownColumns: 'error',
 }
@@ -237,8 +250,10 @@ const THEME_EDGES: FileSpec = {
     req('weight', 'number', { min: 0, max: 1 }),
     dflt('evidence', 'text', ''),
     dflt('track', 'text', ''),
+    dflt('valid_from', 'date', '-infinity', ISO),
+    opt('valid_to', 'date', ISO),
   ],
-  primaryKey: ['theme', 'segment', 'code'],
+  primaryKey: ['theme', 'segment', 'code', 'valid_from'],
   checks: [],
   unknownColumns: 'error',
 }
@@ -267,16 +282,30 @@ const HOLDINGS: FileSpec = {
     req('qty', 'number'),
     opt('cost_price', 'number', NON_NEGATIVE),
     req('updated_at', 'date', ISO),
+    dflt('as_of', 'date', '-infinity', ISO),
   ],
-  primaryKey: ['code'],
+  primaryKey: ['code', 'as_of'],
   checks: [],
   unknownColumns: 'error',
 }
 
 // ----- tushare -----
 
+const tushareCode = key('code', 'text', { code: 'ts_code', source: 'ts_code' })
+
+/** A bundle file read into its own staging table, merged later. */
+const staged = (table: TushareStage, columns: ColumnSpec[], primaryKey: readonly string[] = []): FileSpec => ({
+  file: `${table}.csv`,
+  table,
+  origin: table,
+  columns,
+  primaryKey,
+  checks: [],
+  unknownColumns: 'ignore',
+})
+
 const TUSHARE_SECURITIES: FileSpec = {
-  file: 'securities.csv',
+  file: 'stock_basic.csv',
   table: 'securities',
   origin: 'stock_basic',
   columns: [
@@ -287,65 +316,100 @@ const TUSHARE_SECURITIES: FileSpec = {
     opt('industry', 'text'),
     opt('list_date', 'date', COMPACT),
     opt('delist_date', 'date', COMPACT),
+    opt('list_status', 'text', { oneOf: ['L', 'D', 'P'] }),
   ],
   primaryKey: ['code'],
   checks: [],
   unknownColumns: 'ignore',
 }
 
-const tushareBars = (file: string, table: 'daily_bars' | 'index_bars', origin: string, code: ColumnSpec): FileSpec => ({
-  file,
-  table,
-  origin,
-  columns: barColumns(code, true),
+const TUSHARE_PRICES = (code: ColumnSpec): ColumnSpec[] => [
+  code,
+  key('trade_date', 'date', COMPACT),
+  req('open', 'number', NON_NEGATIVE),
+  req('high', 'number', NON_NEGATIVE),
+  req('low', 'number', NON_NEGATIVE),
+  req('close', 'number', NON_NEGATIVE),
+  opt('pre_close', 'number', NON_NEGATIVE),
+  req('volume', 'number', { source: 'vol', factor: 100, min: 0 }),
+  req('amount', 'number', { factor: 1000, min: 0 }),
+]
+
+const TUSHARE_DAILY: FileSpec = { ...staged('daily', TUSHARE_PRICES(tushareCode)), checks: ['high_not_below_low'] }
+
+const TUSHARE_ADJ_FACTOR = staged('adj_factor', [
+  tushareCode,
+  key('trade_date', 'date', COMPACT),
+  req('adj_factor', 'number', { min: 0 }),
+])
+
+const TUSHARE_DAILY_BASIC = staged('daily_basic', [
+  tushareCode,
+  key('trade_date', 'date', COMPACT),
+  opt('turnover_rate', 'number', NON_NEGATIVE),
+  opt('pe_ttm', 'number'),
+  opt('pb', 'number'),
+  opt('total_mv', 'number', { factor: 10_000, min: 0 }),
+  opt('circ_mv', 'number', { factor: 10_000, min: 0 }),
+])
+
+const TUSHARE_INDEX_DAILY: FileSpec = {
+  file: 'index_daily.csv',
+  table: 'index_bars',
+  origin: 'index_daily',
+  columns: TUSHARE_PRICES(key('code', 'text', { code: 'index', source: 'ts_code' })),
   primaryKey: BAR_KEY,
   checks: ['high_not_below_low'],
   unknownColumns: 'ignore',
-})
-
-const TUSHARE_BASICS: FileSpec = {
-  file: 'basics.csv',
-  table: 'daily_basics',
-  origin: 'daily_basic',
-  columns: [
-    tushareCode,
-    key('trade_date', 'date', COMPACT),
-    opt('pe_ttm', 'number'),
-    opt('pb', 'number'),
-    opt('total_mv', 'number', { factor: 10_000, min: 0 }),
-    opt('circ_mv', 'number', { factor: 10_000, min: 0 }),
-  ],
-  primaryKey: BAR_KEY,
-  checks: [],
-  unknownColumns: 'ignore',
 }
 
-const TUSHARE_FINANCIALS: FileSpec = {
-  file: 'financials.csv',
-  table: 'financials',
-  origin: 'fina_indicator',
-  columns: [
-    tushareCode,
-    key('end_date', 'date', COMPACT),
-    req('ann_date', 'date', COMPACT),
-    opt('eps', 'number'),
-    opt('bvps', 'number', { source: 'bps' }),
-    opt('roe', 'number', PERCENT),
-    // tushare `gross_margin` is the gross profit in yuan; the margin in percent is `grossprofit_margin`
-    opt('gross_margin', 'number', { ...PERCENT, source: 'grossprofit_margin' }),
-    opt('ocf_to_np', 'number', { ...PERCENT, source: 'ocf_to_profit' }),
-    opt('debt_to_assets', 'number', PERCENT),
-    opt('revenue_yoy', 'number', { ...PERCENT, source: 'or_yoy' }),
-    opt('np_yoy', 'number', { ...PERCENT, source: 'netprofit_yoy' }),
-  ],
-  primaryKey: ['code', 'end_date'],
-  checks: [],
-  unknownColumns: 'ignore',
-  skipRows: { column: 'update_flag', value: '0' },
-}
+const TUSHARE_FINA_INDICATOR = staged('fina_indicator', [
+  tushareCode,
+  key('end_date', 'date', COMPACT),
+  req('ann_date', 'date', COMPACT),
+  opt('eps', 'number'),
+  opt('bvps', 'number', { source: 'bps' }),
+  opt('ocfps', 'number'),
+  opt('roe', 'number', PERCENT),
+  opt('roe_yearly', 'number', PERCENT),
+  // tushare `gross_margin` is the gross profit in yuan; the margin in percent is `grossprofit_margin`
+  opt('gross_margin', 'number', { ...PERCENT, source: 'grossprofit_margin' }),
+  opt('debt_to_assets', 'number', PERCENT),
+  opt('revenue_yoy', 'number', { ...PERCENT, source: 'or_yoy' }),
+  opt('np_yoy', 'number', { ...PERCENT, source: 'netprofit_yoy' }),
+  opt('update_flag', 'integer', { min: 0, max: 1 }),
+])
+
+const TUSHARE_TRADE_CAL = staged('trade_cal', [
+  opt('exchange', 'text'),
+  key('cal_date', 'date', COMPACT),
+  req('is_open', 'boolean'),
+])
+
+const TUSHARE_NAMECHANGE = staged('namechange', [
+  tushareCode,
+  req('name', 'text'),
+  key('start_date', 'date', COMPACT),
+  opt('end_date', 'date', COMPACT),
+])
+
+const TUSHARE_STOCK_ST = staged('stock_st', [tushareCode, opt('name', 'text'), key('trade_date', 'date', COMPACT)])
+
+const TUSHARE_SUSPEND_D = staged('suspend_d', [
+  tushareCode,
+  key('trade_date', 'date', COMPACT),
+  opt('suspend_timing', 'text'),
+  req('suspend_type', 'text', { oneOf: ['S', 'R'] }),
+])
+
+const TUSHARE_STK_LIMIT = staged('stk_limit', [
+  tushareCode,
+  key('trade_date', 'date', COMPACT),
+  opt('up_limit', 'number', NON_NEGATIVE),
+  opt('down_limit', 'number', NON_NEGATIVE),
+])
 
 const INDEX_CODE = key('code', 'text', { code: 'index' })
-const TUSHARE_INDEX_CODE = key('code', 'text', { code: 'index', source: 'ts_code' })
 
 /** Every input file of a format, in load order (securities first). */
 export const FILE_SPECS: Readonly<Record<ImportFormat, readonly FileSpec[]>> = {
@@ -362,10 +426,16 @@ export const FILE_SPECS: Readonly<Record<ImportFormat, readonly FileSpec[]>> = {
   ],
   tushare: [
     TUSHARE_SECURITIES,
-    tushareBars('bars.csv', 'daily_bars', 'daily', tushareCode),
-    tushareBars('index_bars.csv', 'index_bars', 'index_daily', TUSHARE_INDEX_CODE),
-    TUSHARE_BASICS,
-    TUSHARE_FINANCIALS,
+    TUSHARE_TRADE_CAL,
+    TUSHARE_DAILY,
+    TUSHARE_ADJ_FACTOR,
+    TUSHARE_DAILY_BASIC,
+    TUSHARE_INDEX_DAILY,
+    TUSHARE_FINA_INDICATOR,
+    TUSHARE_NAMECHANGE,
+    TUSHARE_STOCK_ST,
+    TUSHARE_SUSPEND_D,
+    TUSHARE_STK_LIMIT,
     FORECASTS,
     THEME_EDGES,
     THEME_EVENTS,

@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import type { BarSeries, BuildSecurity, Edge } from '../domain/scoring.js'
 import type { FactsFinancial } from '../domain/stock-facts.js'
 import type { ThemeEvent } from '../domain/theme-heat.js'
+import type { CalendarAround } from '../domain/trading-days.js'
 import type { Db } from './db.js'
 import type { IsoDate } from './schema.js'
 
@@ -31,8 +32,17 @@ export function createMarketDataRepository(db: Db) {
       return row?.d ?? undefined
     },
 
-    /** Trading days up to `date`, ascending: the index calendar, else the stocks' own dates. */
+    /**
+     * Trading days up to `date` that have bars, ascending: the imported trading calendar (tushare trade_cal)
+     * when it reaches `date`, else the index calendar, else the stocks' own dates.
+     */
     async calendar(date: IsoDate): Promise<IsoDate[]> {
+      const fromCalendar = await sql<{ d: IsoDate }>`
+        select cal_date::text as d from trading_calendar
+        where is_open and cal_date <= least(${date}::date, (select max(trade_date) from daily_bars))
+          and exists (select from trading_calendar where cal_date >= ${date}::date)
+        order by cal_date`.execute(db)
+      if (fromCalendar.rows.length > 0) return fromCalendar.rows.map((r) => r.d)
       const fromIndex = await db
         .selectFrom('index_bars')
         .select('trade_date')
@@ -52,34 +62,79 @@ export function createMarketDataRepository(db: Db) {
       return fromBars.map((r) => r.trade_date)
     },
 
+    /** Whether `date` is a trading day by the imported calendar (else the index bars), and its neighbours. */
+    async calendarAround(date: IsoDate): Promise<CalendarAround> {
+      const { rows } = await sql<{ open: boolean | null; cal: boolean; before: IsoDate | null; after: IsoDate | null }>`
+        with known as (select exists (select from trading_calendar) as cal),
+        days as (
+          select cal_date as d from trading_calendar where is_open and (select cal from known)
+          union all
+          select distinct trade_date from index_bars where not (select cal from known)
+        )
+        select (select is_open from trading_calendar where cal_date = ${date}::date) as open,
+          (select cal from known) as cal,
+          (select max(d)::text from days where d < ${date}::date) as before,
+          (select min(d)::text from days where d > ${date}::date) as after`.execute(db)
+      const row = rows[0]!
+      const indexDay = row.cal
+        ? undefined
+        : await db.selectFrom('index_bars').select('code').where('trade_date', '=', date).limit(1).executeTakeFirst()
+      return {
+        open: row.open ?? (indexDay ? true : undefined),
+        before: row.before ?? undefined,
+        after: row.after ?? undefined,
+      }
+    },
+
+    /** Codes listed on `date` (by list and delist dates) that have no bar that day, suspended-day rows counting. */
+    async missingBars(date: IsoDate): Promise<number> {
+      const row = await sql<{ n: number }>`
+        select count(*)::int as n from securities s
+        where (s.list_date is null or s.list_date <= ${date}::date)
+          and (s.delist_date is null or s.delist_date > ${date}::date)
+          and (s.list_status is distinct from 'D' or s.delist_date is not null)
+          and not exists (select from daily_bars b where b.code = s.code and b.trade_date = ${date}::date)`.execute(db)
+      return row.rows[0]?.n ?? 0
+    },
+
     securities(codes?: readonly string[]): Promise<Array<BuildSecurity & { board: string }>> {
       let q = db.selectFrom('securities').select(['code', 'name', 'list_date', 'board'])
       if (codes) q = q.where('code', 'in', codes.length > 0 ? codes : [''])
       return q.orderBy('code').execute()
     },
 
-    /** Each code's bars from `from` to `to` as columns (one row per code keeps 300k bars cheap to read). */
+    /**
+     * Each code's bars from `from` to `to` as columns (one row per code keeps 300k bars cheap to read). Closes
+     * come forward-adjusted (close x adj_factor / the last day's adj_factor): an ex-rights day shows no jump, the
+     * last close is the day's real price, and `adjFactor` is 1 throughout (the series is already adjusted).
+     */
     async bars(from: IsoDate, to: IsoDate, codes?: readonly string[]): Promise<Map<string, BarSeries>> {
       const codeFilter = codes ? sql`and code = any(${codes as string[]})` : sql``
       const result = await sql<{ code: string } & BarSeries>`
         select code,
           array_agg(trade_date::text order by trade_date) as dates,
-          array_agg(close order by trade_date) as close,
-          array_agg(adj_factor order by trade_date) as "adjFactor",
+          array_agg(close * adj_factor / last_factor order by trade_date) as close,
+          array_agg(1::double precision order by trade_date) as "adjFactor",
           array_agg(amount order by trade_date) as amount,
           array_agg(is_suspended order by trade_date) as suspended,
           (array_agg(pre_close order by trade_date desc))[1] as "preClose",
           (array_agg(is_st order by trade_date desc))[1] as "isSt"
-        from daily_bars
-        where trade_date >= ${from}::date and trade_date <= ${to}::date ${codeFilter}
+        from (select *, last_value(adj_factor) over (partition by code order by trade_date
+                rows between unbounded preceding and unbounded following) as last_factor
+              from daily_bars
+              where trade_date >= ${from}::date and trade_date <= ${to}::date ${codeFilter}) adjusted
         group by code
         order by code`.execute(db)
       return new Map(result.rows.map(({ code, ...series }) => [code, series]))
     },
 
-    edges(codes?: readonly string[]): Promise<Edge[]> {
-      let q = db.selectFrom('theme_edges').selectAll()
+    /** Theme edges, only those valid on `on` when given (valid_from and valid_to inclusive; no dates: always). */
+    edges(codes?: readonly string[], on?: IsoDate): Promise<Edge[]> {
+      let q = db.selectFrom('theme_edges').select(['theme', 'segment', 'code', 'weight', 'evidence', 'track'])
       if (codes) q = q.where('code', 'in', codes.length > 0 ? codes : [''])
+      if (on !== undefined) {
+        q = q.where('valid_from', '<=', on).where((eb) => eb.or([eb('valid_to', 'is', null), eb('valid_to', '>=', on)]))
+      }
       return q.orderBy('theme').orderBy('segment').orderBy('code').execute()
     },
 
@@ -127,11 +182,14 @@ export function createMarketDataRepository(db: Db) {
       return new Map(rows.map(({ code, ...rest }) => [code, rest]))
     },
 
-    /** Financial reports announced by `date`, newest period first per code. */
+    /**
+     * Financial reports as known on `date`: per period the latest version announced by then (a restatement
+     * announced later is not seen), newest period first per code.
+     */
     async financials(date: IsoDate, codes?: readonly string[]): Promise<Map<string, FinancialRow[]>> {
-      let q = db.selectFrom('financials').selectAll().where('ann_date', '<=', date)
+      let q = db.selectFrom('financials').selectAll().distinctOn(['code', 'end_date']).where('ann_date', '<=', date)
       if (codes) q = q.where('code', 'in', codes.length > 0 ? codes : [''])
-      const rows = await q.orderBy('code').orderBy('end_date', 'desc').execute()
+      const rows = await q.orderBy('code').orderBy('end_date', 'desc').orderBy('ann_date', 'desc').execute()
       const out = new Map<string, FinancialRow[]>()
       for (const row of rows) {
         const list = out.get(row.code)

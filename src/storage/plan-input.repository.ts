@@ -71,9 +71,15 @@ export function createPlanInputRepository(db: Db) {
       )
     },
 
-    async heldCodes(): Promise<Set<string>> {
-      const rows = await db.selectFrom('holdings').select('code').where('qty', '>', 0).execute()
-      return new Set(rows.map((r) => r.code))
+    /**
+     * Codes held on `date`: per code the holdings row with the latest as_of not after it (rows without as_of
+     * hold always); without a date, the latest row per code.
+     */
+    async heldCodes(date?: IsoDate): Promise<Set<string>> {
+      let q = db.selectFrom('holdings').select(['code', 'qty']).distinctOn('code')
+      if (date !== undefined) q = q.where('as_of', '<=', date)
+      const rows = await q.orderBy('code').orderBy('as_of', 'desc').execute()
+      return new Set(rows.filter((r) => r.qty > 0).map((r) => r.code))
     },
 
     async previousTierDate(date: IsoDate): Promise<IsoDate | undefined> {

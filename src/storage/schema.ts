@@ -14,6 +14,8 @@ export interface SecuritiesTable {
   industry: string | null
   list_date: IsoDate | null
   delist_date: IsoDate | null
+  /** tushare stock_basic list_status: L listed, D delisted, P paused; NULL when the source does not say. */
+  list_status: Defaulted<'L' | 'D' | 'P' | null>
 }
 
 export interface BarColumns {
@@ -30,6 +32,9 @@ export interface BarColumns {
   adj_factor: number
   is_suspended: boolean
   is_st: boolean
+  /** tushare stk_limit prices of the day, when imported. */
+  up_limit: Defaulted<number | null>
+  down_limit: Defaulted<number | null>
 }
 
 export interface DailyBasicsTable {
@@ -71,6 +76,9 @@ export interface ThemeEdgesTable {
   weight: number
   evidence: string
   track: string
+  /** First and last day (inclusive) the edge holds; '-infinity' / NULL: always. */
+  valid_from: Defaulted<IsoDate>
+  valid_to: Defaulted<IsoDate | null>
 }
 
 export interface ThemeEventsTable {
@@ -85,6 +93,21 @@ export interface HoldingsTable {
   qty: number
   cost_price: number | null
   updated_at: IsoDate
+  /** The position holds from this date until a later as_of row of the code; '-infinity': always. */
+  as_of: Defaulted<IsoDate>
+}
+
+export interface TradingCalendarTable {
+  cal_date: IsoDate
+  is_open: boolean
+}
+
+export interface StPeriodsTable {
+  code: string
+  start_date: IsoDate
+  /** Last ST day (inclusive); NULL while still ST. */
+  end_date: IsoDate | null
+  name: Defaulted<string>
 }
 
 export interface GraphEvidence {
@@ -202,6 +225,8 @@ export interface Database {
   theme_edges: ThemeEdgesTable
   theme_events: ThemeEventsTable
   holdings: HoldingsTable
+  trading_calendar: TradingCalendarTable
+  st_periods: StPeriodsTable
   tier_scores: TierScoresTable
   builds: BuildsTable
   stock_daily: StockDailyTable

@@ -165,6 +165,7 @@ describe('GET /plan/verdict on the demo market', () => {
     const body = (await get(`/plan/verdict?codes=${[...rejected, ...heldInTier].join(',')}`)).json()
     const reasons = [
       'held',
+      'b_share',
       'suspended',
       'st',
       'new_listing',

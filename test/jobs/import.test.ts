@@ -1,4 +1,4 @@
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -14,7 +14,6 @@ import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
 
 const DATA = fileURLToPath(new URL('../data/import/', import.meta.url))
 const NATIVE = path.join(DATA, 'native')
-const TUSHARE = path.join(DATA, 'tushare')
 const broken = (name: string): string => path.join(DATA, 'broken', name)
 const log = createLogger({ logLevel: 'silent' })
 
@@ -33,11 +32,11 @@ const TABLES: Record<string, string> = {
   daily_bars: 'code, trade_date',
   index_bars: 'code, trade_date',
   daily_basics: 'code, trade_date',
-  financials: 'code, end_date',
+  financials: 'code, end_date, ann_date',
   eps_forecasts: 'code, as_of, fiscal_year',
-  theme_edges: 'theme, segment, code',
+  theme_edges: 'theme, segment, code, valid_from',
   theme_events: 'trade_date, theme, title',
-  holdings: 'code',
+  holdings: 'code, as_of',
 }
 
 /** Every imported table, every row, in key order: equal snapshots mean nothing was written. */
@@ -111,6 +110,7 @@ describe('import: native files', () => {
         industry: '银行',
         list_date: '1991-04-03',
         delist_date: null,
+        list_status: null,
       },
       {
         code: '300750.SZ',
@@ -120,6 +120,7 @@ describe('import: native files', () => {
         industry: '电池',
         list_date: '2018-06-11',
         delist_date: null,
+        list_status: null,
       },
       {
         code: '600001.SH',
@@ -129,6 +130,7 @@ describe('import: native files', () => {
         industry: '钢铁',
         list_date: '1998-01-22',
         delist_date: '2009-12-29',
+        list_status: null,
       },
       {
         code: '600519.SH',
@@ -138,6 +140,7 @@ describe('import: native files', () => {
         industry: '白酒',
         list_date: '2001-08-27',
         delist_date: null,
+        list_status: null,
       },
       {
         code: '688981.SH',
@@ -147,6 +150,7 @@ describe('import: native files', () => {
         industry: '半导体',
         list_date: '2020-07-16',
         delist_date: null,
+        list_status: null,
       },
       {
         code: '920799.BJ',
@@ -156,6 +160,7 @@ describe('import: native files', () => {
         industry: null,
         list_date: '2019-12-27',
         delist_date: null,
+        list_status: null,
       },
     ])
   })
@@ -183,6 +188,8 @@ describe('import: native files', () => {
       adj_factor: 8.4153,
       is_suspended: false,
       is_st: false,
+      up_limit: null,
+      down_limit: null,
     })
     expect(bars[0]).toMatchObject({ adj_factor: 1, is_suspended: false, is_st: true })
     expect(bars[1]).toMatchObject({ is_suspended: true, is_st: true })
@@ -231,6 +238,8 @@ describe('import: native files', () => {
         weight: 1,
         evidence: '全球装机量第一\n(2023 年报)',
         track: 'leader',
+        valid_from: '-infinity',
+        valid_to: null,
       },
       {
         theme: '白酒消费',
@@ -239,9 +248,29 @@ describe('import: native files', () => {
         weight: 0.95,
         evidence: '飞天茅台, 出厂价上调',
         track: 'leader',
+        valid_from: '-infinity',
+        valid_to: null,
       },
-      { theme: '半导体', segment: '晶圆代工', code: '688981.SH', weight: 0.8, evidence: '', track: '' },
-      { theme: '金融', segment: '银行', code: '000001.SZ', weight: 0, evidence: '', track: '' },
+      {
+        theme: '半导体',
+        segment: '晶圆代工',
+        code: '688981.SH',
+        weight: 0.8,
+        evidence: '',
+        track: '',
+        valid_from: '-infinity',
+        valid_to: null,
+      },
+      {
+        theme: '金融',
+        segment: '银行',
+        code: '000001.SZ',
+        weight: 0,
+        evidence: '',
+        track: '',
+        valid_from: '-infinity',
+        valid_to: null,
+      },
     ])
     expect(await rows(t, 'select title, intensity from theme_events order by intensity')).toEqual([
       { title: '春节备货', intensity: 0 },
@@ -249,8 +278,8 @@ describe('import: native files', () => {
       { title: '国产替代加速', intensity: 100 },
     ])
     expect(await rows(t, 'select * from holdings order by code')).toEqual([
-      { code: '000001.SZ', qty: 2000, cost_price: null, updated_at: '2024-01-03' },
-      { code: '600519.SH', qty: 100, cost_price: 1650.5, updated_at: '2024-01-03' },
+      { code: '000001.SZ', qty: 2000, cost_price: null, updated_at: '2024-01-03', as_of: '-infinity' },
+      { code: '600519.SH', qty: 100, cost_price: 1650.5, updated_at: '2024-01-03', as_of: '-infinity' },
     ])
   })
 
@@ -294,167 +323,6 @@ describe('import: native files', () => {
       { trade_date: '2024-01-03', close: 1694, adj_factor: 8.4153, turnover_rate: 0.16 },
       { trade_date: '2024-01-04', close: 2, adj_factor: 1, turnover_rate: null },
     ])
-  })
-})
-
-describe('import: tushare files', () => {
-  let t: TestDatabase
-  let first: ImportResult
-  beforeAll(async () => {
-    t = await createTestDatabase()
-    first = await runImport(t, TUSHARE, 'tushare')
-  })
-  afterAll(async () => {
-    await t.drop()
-  })
-
-  it('loads the tushare files and the native-layout ones', () => {
-    expect(first.files.map((f) => [f.file, f.rows, f.inserted])).toEqual([
-      ['securities.csv', 4, 4],
-      ['bars.csv', 3, 3],
-      ['index_bars.csv', 2, 2],
-      ['basics.csv', 3, 3],
-      ['financials.csv', 2, 2],
-      ['holdings.csv', 1, 1],
-    ])
-  })
-
-  it('says in the summary how many superseded rows it skipped', () => {
-    expect(first.files.find((f) => f.file === 'financials.csv')?.skipped).toBe(1)
-    expect(first.summary).toMatch(/; 1 superseded row skipped$/)
-  })
-
-  it('maps stock_basic: ts_code, exchange names, board from the code, YYYYMMDD dates', async () => {
-    expect(await rows(t, 'select * from securities order by code')).toEqual([
-      {
-        code: '000001.SZ',
-        name: '平安银行',
-        exchange: 'SZ',
-        board: 'main',
-        industry: '银行',
-        list_date: '1991-04-03',
-        delist_date: null,
-      },
-      {
-        code: '300750.SZ',
-        name: '宁德时代',
-        exchange: 'SZ',
-        board: 'chinext',
-        industry: '电气设备',
-        list_date: '2018-06-11',
-        delist_date: null,
-      },
-      {
-        code: '600519.SH',
-        name: '贵州茅台',
-        exchange: 'SH',
-        board: 'main',
-        industry: '白酒',
-        list_date: '2001-08-27',
-        delist_date: null,
-      },
-      {
-        code: '920799.BJ',
-        name: '艾融软件',
-        exchange: 'BJ',
-        board: 'bse',
-        industry: '软件服务',
-        list_date: '2019-12-27',
-        delist_date: null,
-      },
-    ])
-  })
-
-  it('converts lots to shares and thousand yuan to yuan in daily and index_daily, normalising ts_code', async () => {
-    expect(await rows(t, 'select * from daily_bars order by code')).toEqual([
-      {
-        code: '000001.SZ',
-        trade_date: '2024-01-02',
-        open: 9.39,
-        high: 9.42,
-        low: 9.21,
-        close: 9.21,
-        pre_close: 9.39,
-        volume: 115805412,
-        amount: 1075969471,
-        turnover_rate: null,
-        adj_factor: 1,
-        is_suspended: false,
-        is_st: false,
-      },
-      expect.objectContaining({ code: '300750.SZ', trade_date: '2024-01-03', volume: 1, amount: 1 }),
-      expect.objectContaining({ code: '600519.SH', trade_date: '2024-01-02', volume: 3215646, amount: 5470334179 }),
-    ])
-    expect(await rows(t, 'select code, trade_date, close, volume, amount from index_bars order by code')).toEqual([
-      { code: '000300.SH', trade_date: '2024-01-02', close: 3386.3522, volume: 11563522000, amount: 178311083254 },
-      { code: '399006.SZ', trade_date: '2024-01-02', close: 1851.3179, volume: 1584637100, amount: 30134558177 },
-    ])
-  })
-
-  it('converts 万元 to yuan in daily_basic and keeps an empty pe_ttm NULL', async () => {
-    expect(await rows(t, 'select * from daily_basics order by code')).toEqual([
-      {
-        code: '000001.SZ',
-        trade_date: '2024-01-02',
-        pe_ttm: 4.57,
-        pb: 0.48,
-        total_mv: 178728506700,
-        circ_mv: 178725589200,
-      },
-      { code: '300750.SZ', trade_date: '2024-01-02', pe_ttm: null, pb: 4.83, total_mv: 72583200000, circ_mv: null },
-      {
-        code: '600519.SH',
-        trade_date: '2024-01-02',
-        pe_ttm: 28.41,
-        pb: 9.79,
-        total_mv: 211673688900,
-        circ_mv: 211673688900,
-      },
-    ])
-  })
-
-  it('maps fina_indicator percentages to fractions and skips superseded rows', async () => {
-    expect(await rows(t, 'select * from financials order by code')).toEqual([
-      {
-        code: '000001.SZ',
-        end_date: '2023-12-31',
-        ann_date: '2024-03-15',
-        eps: 2.25,
-        bvps: 22.04,
-        roe: 0.1122,
-        gross_margin: null,
-        ocf_to_np: null,
-        debt_to_assets: null,
-        revenue_yoy: -0.0842,
-        np_yoy: 0.0207,
-      },
-      {
-        code: '600519.SH',
-        end_date: '2023-12-31',
-        ann_date: '2024-04-03',
-        eps: 59.49,
-        bvps: 204.84,
-        roe: 0.3418,
-        gross_margin: 0.9196,
-        ocf_to_np: 0.8868,
-        debt_to_assets: 0.194,
-        revenue_yoy: 0.1804,
-        np_yoy: 0.1916,
-      },
-    ])
-  })
-
-  it('re-importing the tushare files changes nothing', async () => {
-    const before = await snapshot(t)
-    const again = await runImport(t, TUSHARE, 'tushare')
-    expect(again.files.every((f) => f.inserted === 0 && f.updated === 0 && f.unchanged === f.rows)).toBe(true)
-    expect(await snapshot(t)).toEqual(before)
-  })
-
-  it('rejects a native file given as tushare: the ts_code column is missing', async () => {
-    const dir = await tempDir()
-    await cp(path.join(NATIVE, 'bars.csv'), path.join(dir, 'bars.csv'))
-    expect((await failure(runImport(t, dir, 'tushare'))).message).toBe('bars.csv:1: missing columns "ts_code", "vol"')
   })
 })
 
@@ -694,7 +562,10 @@ describe('row parser', () => {
 
   it('shifts tushare units by the decimal exponent and reads YYYYMMDD', () => {
     const header = 'ts_code,trade_date,open,high,low,close,vol,amount'
-    expect(parse('tushare', 'bars.csv', header, 'sh600519,20240229,1,2,1,1,1.5e3,12.5')).toEqual([
+    expect(parse('tushare', 'daily.csv', header, 'sh600519,20240229,1,2,1,1,1.5e3,12.5')).toBe(
+      '"sh600519" is not a ts_code: use 6 digits and .SH, .SZ or .BJ, e.g. 600519.SH',
+    )
+    expect(parse('tushare', 'daily.csv', header, '600519.sh,20240229,1,2,1,1,1.5e3,12.5')).toEqual([
       '600519.SH',
       '2024-02-29',
       '1',
@@ -704,14 +575,37 @@ describe('row parser', () => {
       '1.5e5',
       '12.5e3',
     ])
-    expect(parse('tushare', 'bars.csv', header, '600519.SH,2023-02-28,1,2,1,1,1,1')).toBe(
+    expect(parse('tushare', 'daily.csv', header, '600519.SH,2023-02-28,1,2,1,1,1,1')).toBe(
       'trade_date "2023-02-28" is not a date (YYYYMMDD)',
     )
-    expect(parse('tushare', 'bars.csv', header, '600519.SH,20230229,1,2,1,1,1,1')).toBe(
+    expect(parse('tushare', 'daily.csv', header, '600519.SH,20230229,1,2,1,1,1,1')).toBe(
       'trade_date "20230229" is not a real date',
     )
-    expect(parse('tushare', 'securities.csv', 'ts_code,name,exchange', '600519.SH,x,SZSE')).toBe(
+    expect(parse('tushare', 'stock_basic.csv', 'ts_code,name,exchange', '600519.SH,x,SZSE')).toBe(
       'exchange "SZSE" does not match code 600519.SH (SH)',
     )
+  })
+
+  it('takes the exchange from the ts_code suffix, so a prefix no rule lists yet imports', () => {
+    const header = 'ts_code,name,list_status'
+    expect(parse('tushare', 'stock_basic.csv', header, '302132.SZ,中航成飞,L')).toEqual([
+      '302132.SZ',
+      '中航成飞',
+      'SZ',
+      'chinext',
+      'L',
+    ])
+    expect(parse('tushare', 'stock_basic.csv', header, '304001.SZ,x,L')).toEqual([
+      '304001.SZ',
+      'x',
+      'SZ',
+      'chinext',
+      'L',
+    ])
+    expect(parse('tushare', 'stock_basic.csv', header, '606001.SH,x,P')).toEqual(['606001.SH', 'x', 'SH', 'main', 'P'])
+    expect(parse('tushare', 'stock_basic.csv', header, '600519.SZ,x,L')).toBe(
+      '"600519.SZ" says SZ but 600519 trades on SH',
+    )
+    expect(parse('tushare', 'stock_basic.csv', header, '600519.SH,x,X')).toBe('list_status "X" is not one of L, D, P')
   })
 })

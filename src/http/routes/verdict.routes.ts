@@ -24,7 +24,7 @@ const VerdictEntry = Type.Object(
     reason: Nullable(
       Type.String({
         description:
-          'why not selected: held, suspended, st, new_listing, illiquid, theme_cap, beyond_top, beyond_obs_top, tier_reject, not_in_tier_table',
+          'why not selected: held, b_share, suspended, st, new_listing, illiquid, theme_cap, beyond_top, beyond_obs_top, tier_reject, not_in_tier_table',
       }),
     ),
     verdict_text: Type.String({ description: 'one line; `stockplan reconcile` prints the same' }),

@@ -160,7 +160,11 @@ export async function upsertFromStaging(
   }
 }
 
-async function findDuplicate(client: pg.PoolClient, staging: Staging, primaryKey: readonly string[]): Promise<Error> {
+export async function findDuplicate(
+  client: pg.PoolClient,
+  staging: Staging,
+  primaryKey: readonly string[],
+): Promise<Error> {
   const keys = primaryKey.map(ident).join(', ')
   const text = `select line, first, ${primaryKey.map((k) => `${ident(k)}::text as ${ident(k)}`).join(', ')}
     from (select line, ${keys}, min(line) over w as first, row_number() over (w order by line) as n

@@ -43,6 +43,13 @@ export class CsvReader {
   #line = 1
   #started = false
 
+  /** The physical line the next unread text starts on (after the text held back for an incomplete record). */
+  get pendingLine(): number {
+    let line = this.#line
+    for (let i = this.#rest.indexOf('\n'); i >= 0; i = this.#rest.indexOf('\n', i + 1)) line++
+    return line
+  }
+
   /** Sends the complete records of `chunk` (plus text held back from earlier chunks) to `sink`. */
   push(chunk: string, sink: RecordSink): void {
     let text = this.#rest + chunk

@@ -1,25 +1,37 @@
 /**
- * `stockplan import --dir DIR [--format native|tushare]`: loads the CSV files of a directory, each in one
- * transaction (COPY into a temp table, then an upsert), in dependency order. A bad row stops its file with
- * `ImportError('<file>:<line>: <reason>')` and nothing of that file is written; files committed before it
- * stay. Files are streamed, never held in memory whole.
+ * `stockplan import --dir DIR [--format native|tushare] [--encoding utf8|gbk]`: loads the CSV files of a
+ * directory (COPY into a temp table, then an upsert), in dependency order. Native files each commit in their own
+ * transaction: a bad row stops its file with `ImportError('<file>:<line>: <reason>')` and nothing of that file
+ * is written; files committed before it stay. A tushare bundle is one transaction: its files are staged, then
+ * merged together (bars need their adjustment factors, suspensions their previous bar), and a bad row
+ * anywhere leaves the store as it was. Files are streamed, never held in memory whole.
  */
 import { readdir, stat } from 'node:fs/promises'
 import path from 'node:path'
 import type pg from 'pg'
 import type { Logger } from '../../logger.js'
-import { FILE_SPECS, type FileSpec, type ImportFormat } from '../../storage/csv-formats.js'
+import { FILE_SPECS, type FileSpec, type ImportFormat, type TushareStage } from '../../storage/csv-formats.js'
 import type { Db } from '../../storage/db.js'
+import { BundleRowError, mergeTushareBundle, type StagedFile } from '../../storage/tushare-merge.js'
 import { throwIfAborted } from '../job.js'
 import type { Progress } from '../progress.js'
-import { copyIntoStaging, createStaging, DuplicateKeyError, rowEncoder, upsertFromStaging } from './copy-loader.js'
-import { CsvFile } from './csv-file.js'
+import {
+  copyIntoStaging,
+  createStaging,
+  DuplicateKeyError,
+  rowEncoder,
+  type Staging,
+  upsertFromStaging,
+} from './copy-loader.js'
+import { type CsvEncoding, CsvEncodingError, CsvFile } from './csv-file.js'
 import { type CsvRecord, CsvSyntaxError, type RecordSink } from './csv-reader.js'
 import { type Cell, planRows, RowError } from './row-parser.js'
 
 export interface ImportArgs {
   readonly dir: string
   readonly format: ImportFormat
+  /** Text encoding of every file; UTF-8 when not given. */
+  readonly encoding?: CsvEncoding
 }
 
 export interface ImportFileResult {
@@ -30,7 +42,7 @@ export interface ImportFileResult {
   updated: number
   /** Rows identical to the stored ones, not written. */
   unchanged: number
-  /** Rows the format skips on purpose (tushare corrections superseded by a later row: update_flag 0). */
+  /** Rows the format skips on purpose (a spec's skipRows); none in the current formats. */
   skipped: number
   ms: number
 }
@@ -61,6 +73,26 @@ export class ImportError extends Error {
   }
 }
 
+const TUSHARE_STAGES: ReadonlySet<string> = new Set<TushareStage>([
+  'trade_cal',
+  'daily',
+  'adj_factor',
+  'daily_basic',
+  'fina_indicator',
+  'namechange',
+  'stock_st',
+  'suspend_d',
+  'stk_limit',
+])
+
+const isStage = (table: string): table is TushareStage => TUSHARE_STAGES.has(table)
+
+interface PresentFile {
+  readonly spec: FileSpec
+  readonly path: string
+  readonly size: number
+}
+
 /** Imports every known file present in `args.dir`; resolves with per-file counts. */
 export async function importDirectory(deps: ImportDeps, args: ImportArgs, signal: AbortSignal): Promise<ImportResult> {
   throwIfAborted(signal)
@@ -72,19 +104,17 @@ export async function importDirectory(deps: ImportDeps, args: ImportArgs, signal
   const strangers = (await readdir(args.dir)).filter((f) => f.toLowerCase().endsWith('.csv') && !known.has(f))
   if (strangers.length > 0) deps.log.warn({ dir: args.dir, files: strangers }, 'import ignores files it does not know')
   const started = performance.now()
-  const files: ImportFileResult[] = []
+  const present: PresentFile[] = []
   for (const spec of specs) {
     const file = path.join(args.dir, spec.file)
     const info = await stat(file).catch(() => undefined)
-    if (!info?.isFile()) continue
-    throwIfAborted(signal)
-    const { result, copyMs, upsertMs } = await importFile(deps, spec, file, info.size, signal)
-    deps.log.info(
-      { ...result, table: spec.table, format: args.format, copy_ms: copyMs, upsert_ms: upsertMs },
-      'import file loaded',
-    )
-    files.push(result)
+    if (info?.isFile()) present.push({ spec, path: file, size: info.size })
   }
+  const encoding = args.encoding ?? 'utf8'
+  const files =
+    args.format === 'tushare'
+      ? await importBundle(deps, present, encoding, signal)
+      : await importEach(deps, present, encoding, signal)
   const seconds = ((performance.now() - started) / 1000).toFixed(1)
   if (files.length === 0) {
     const expected = specs.map((s) => s.file).join(', ')
@@ -99,24 +129,178 @@ export async function importDirectory(deps: ImportDeps, args: ImportArgs, signal
   return { summary, files }
 }
 
-async function importFile(
+/** Native files: one transaction each. */
+async function importEach(
   deps: ImportDeps,
-  spec: FileSpec,
-  file: string,
-  size: number,
+  present: readonly PresentFile[],
+  encoding: CsvEncoding,
   signal: AbortSignal,
-): Promise<{ result: ImportFileResult; copyMs: number; upsertMs: number }> {
-  const name = spec.file
+): Promise<ImportFileResult[]> {
+  const files: ImportFileResult[] = []
+  for (const file of present) {
+    throwIfAborted(signal)
+    const result = await inTransaction(deps, signal, async (client, cancelOnAbort) => {
+      const started = performance.now()
+      const { staging, rows, skipped } = await stageFile(deps, client, file, encoding, signal)
+      const copied = performance.now()
+      const counts = await cancelOnAbort(() => upsert(client, file.spec, staging))
+      deps.log.info(
+        {
+          file: file.spec.file,
+          table: file.spec.table,
+          rows,
+          ...counts,
+          copy_ms: Math.round(copied - started),
+          upsert_ms: Math.round(performance.now() - copied),
+        },
+        'import file loaded',
+      )
+      return fileResult(file.spec.file, rows, counts, started, skipped)
+    })
+    deps.progress.done(doneLine(result))
+    files.push(result)
+  }
+  return files
+}
+
+/** A tushare bundle: every file staged, then merged, in one transaction. */
+async function importBundle(
+  deps: ImportDeps,
+  present: readonly PresentFile[],
+  encoding: CsvEncoding,
+  signal: AbortSignal,
+): Promise<ImportFileResult[]> {
+  if (present.length === 0) return []
   const started = performance.now()
-  deps.progress.start(name, size, 'bytes')
+  const files = await inTransaction(deps, signal, async (client, cancelOnAbort) => {
+    const results: ImportFileResult[] = []
+    const staged = new Map<TushareStage, StagedFile>()
+    const stagedRows = new Map<TushareStage, { rows: number; started: number }>()
+    for (const file of present) {
+      throwIfAborted(signal)
+      const fileStarted = performance.now()
+      const { staging, rows } = await stageFile(deps, client, file, encoding, signal)
+      const { table } = file.spec
+      if (isStage(table)) {
+        staged.set(table, { name: staging.name, columns: new Set(staging.columns.map((c) => c.name)) })
+        stagedRows.set(table, { rows, started: fileStarted })
+        deps.progress.done(`${file.spec.file}: ${rows} rows staged`)
+      } else {
+        const counts = await cancelOnAbort(() => upsert(client, file.spec, staging))
+        results.push(fileResult(file.spec.file, rows, counts, fileStarted))
+        deps.progress.done(doneLine(results.at(-1)!))
+      }
+    }
+    deps.progress.start('merging the bundle', 1)
+    const merged = await cancelOnAbort(() =>
+      mergeTushareBundle(client, staged).catch((err: unknown) => {
+        if (err instanceof BundleRowError) throw new ImportError(err.file, err.line, err.reason)
+        throw err
+      }),
+    )
+    deps.progress.done('bundle merged')
+    for (const [stage, { rows, started: fileStarted }] of stagedRows) {
+      const counts = merged.get(stage) ?? { inserted: 0, updated: 0 }
+      results.push(fileResult(`${stage}.csv`, rows, counts, fileStarted))
+    }
+    return results
+  })
+  deps.log.info({ files, ms: Math.round(performance.now() - started) }, 'tushare bundle imported')
+  return files
+}
+
+function fileResult(
+  file: string,
+  rows: number,
+  counts: { inserted: number; updated: number },
+  started: number,
+  skipped = 0,
+): ImportFileResult {
+  return {
+    file,
+    rows,
+    inserted: counts.inserted,
+    updated: counts.updated,
+    unchanged: Math.max(0, rows - counts.inserted - counts.updated),
+    skipped,
+    ms: Math.round(performance.now() - started),
+  }
+}
+
+function doneLine(r: ImportFileResult): string {
+  const skipped = r.skipped > 0 ? `, ${r.skipped} skipped` : ''
+  return `${r.file}: ${r.rows} rows, ${r.inserted} inserted, ${r.updated} updated, ${r.unchanged} unchanged${skipped}`
+}
+
+async function upsert(client: pg.PoolClient, spec: FileSpec, staging: Staging) {
+  return upsertFromStaging(client, staging, spec.table, spec.primaryKey).catch((err: unknown) => {
+    if (err instanceof DuplicateKeyError) throw new ImportError(spec.file, err.line, err.message)
+    throw err
+  })
+}
+
+type CancelOnAbort = <T>(run: () => Promise<T>) => Promise<T>
+
+/**
+ * Runs `work` in one transaction on a pooled client: commits on success, rolls back on any error. Long
+ * statements wrapped in `cancelOnAbort` are cancelled on the server when the job is aborted.
+ */
+async function inTransaction<T>(
+  deps: ImportDeps,
+  signal: AbortSignal,
+  work: (client: pg.PoolClient, cancelOnAbort: CancelOnAbort) => Promise<T>,
+): Promise<T> {
   const client = await deps.pool.connect()
-  const input = new CsvFile(file, signal, deps.progress)
   let discard = false
-  let onAbort: (() => void) | undefined
   try {
     await client.query('begin')
     const pid = (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]?.pid
+    const cancelOnAbort: CancelOnAbort = async (run) => {
+      throwIfAborted(signal)
+      const onAbort = () => {
+        if (pid === undefined) return
+        // the cancel may land after this client went back to the pool: never hand that connection on
+        discard = true
+        deps.pool.query('select pg_cancel_backend($1)', [pid]).catch(() => undefined)
+      }
+      signal.addEventListener('abort', onAbort, { once: true })
+      try {
+        return await run()
+      } catch (err) {
+        throwIfAborted(signal)
+        throw err
+      } finally {
+        signal.removeEventListener('abort', onAbort)
+      }
+    }
+    const result = await work(client, cancelOnAbort)
+    throwIfAborted(signal)
+    await client.query('commit')
+    return result
+  } catch (err) {
+    await client.query('rollback').catch(() => {
+      discard = true
+    })
+    deps.progress.done('rolled back')
+    throw err
+  } finally {
+    client.release(discard)
+  }
+}
 
+/** Reads one file into its staging table (header checked, every row converted); the rows COPY took. */
+async function stageFile(
+  deps: ImportDeps,
+  client: pg.PoolClient,
+  file: PresentFile,
+  encoding: CsvEncoding,
+  signal: AbortSignal,
+): Promise<{ staging: Staging; rows: number; skipped: number }> {
+  const { spec } = file
+  const name = spec.file
+  deps.progress.start(name, file.size, 'bytes')
+  const input = new CsvFile(file.path, signal, deps.progress, encoding)
+  try {
     // the header, and the records that came with it in the first chunk
     let header: CsvRecord | undefined
     const early: CsvRecord[] = []
@@ -157,47 +341,10 @@ async function importFile(
 
     const staging = await createStaging(client, spec.table, plan.columns)
     const rows = await copyIntoStaging(client, staging, copyText())
-    const copied = performance.now()
     throwIfAborted(signal)
-    // a long upsert is cancelled on the server when the job is aborted
-    onAbort = () => {
-      if (pid === undefined) return
-      // the cancel may land after this client went back to the pool: never hand that connection on
-      discard = true
-      deps.pool.query('select pg_cancel_backend($1)', [pid]).catch(() => undefined)
-    }
-    signal.addEventListener('abort', onAbort, { once: true })
-    const counts = await upsertFromStaging(client, staging, spec.table, spec.primaryKey).catch((err: unknown) => {
-      if (err instanceof DuplicateKeyError) throw new ImportError(name, err.line, err.message)
-      throwIfAborted(signal)
-      throw err
-    })
-    const upserted = performance.now()
-    throwIfAborted(signal)
-    await client.query('commit')
-    const result: ImportFileResult = {
-      file: name,
-      rows,
-      inserted: counts.inserted,
-      updated: counts.updated,
-      unchanged: rows - counts.inserted - counts.updated,
-      skipped,
-      ms: Math.round(performance.now() - started),
-    }
-    deps.progress.done(
-      `${name}: ${rows} rows, ${counts.inserted} inserted, ${counts.updated} updated, ${rows - counts.inserted - counts.updated} unchanged${skipped > 0 ? `, ${skipped} skipped` : ''}`,
-    )
-    return { result, copyMs: Math.round(copied - started), upsertMs: Math.round(upserted - copied) }
-  } catch (err) {
-    await client.query('rollback').catch(() => {
-      discard = true
-    })
-    deps.progress.done(`${name}: rolled back`)
-    throw err
+    return { staging, rows, skipped }
   } finally {
-    if (onAbort) signal.removeEventListener('abort', onAbort)
     input.close()
-    client.release(discard)
   }
 }
 
@@ -206,7 +353,9 @@ async function readChunk(file: string, input: CsvFile, sink: RecordSink): Promis
   try {
     return await input.read(sink)
   } catch (err) {
-    if (err instanceof CsvSyntaxError) throw new ImportError(file, err.line, err.message)
+    if (err instanceof CsvSyntaxError || err instanceof CsvEncodingError) {
+      throw new ImportError(file, err.line, err.message)
+    }
     throw err
   }
 }

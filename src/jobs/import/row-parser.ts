@@ -3,7 +3,7 @@
  * becomes canonical PostgreSQL text cells (ISO dates, decimal numbers with units applied, `t`/`f`,
  * canonical codes) or a RowError whose message is the reason shown after `file:line:`.
  */
-import { type Board, type Exchange, type ParsedCode, parseCode } from '../../domain/codes.js'
+import { type Board, type Exchange, type ParsedCode, parseCode, parseTsCode } from '../../domain/codes.js'
 import { type ColumnSpec, type FileSpec, sourceOf } from '../../storage/csv-formats.js'
 
 /** A value as PostgreSQL reads it in COPY text format (before escaping); null is SQL NULL. */
@@ -198,12 +198,14 @@ export function planRows(spec: FileSpec, header: readonly string[]): RowPlan {
   for (const column of spec.columns) {
     const source = sourceOf(column)
     const index = source === null ? -1 : names.indexOf(source)
-    if (index < 0 && column.derive === undefined) continue
+    // a key column with a default (theme edges' valid_from) is always loaded, so the upsert can match on it
+    const defaultedKey = column.default !== undefined && spec.primaryKey.includes(column.name)
+    if (index < 0 && column.derive === undefined && !defaultedKey) continue
     const label = source ?? column.name
     slots.push({ column, index, convert: converterFor(column, label, () => rowCode) })
   }
-  const stockSlot = slots.find((s) => s.column.code === 'stock')
-  const parseStock = memo(parseCode)
+  const stockSlot = slots.find((s) => s.column.code === 'stock' || s.column.code === 'ts_code')
+  const parseStock = memo(stockSlot?.column.code === 'ts_code' ? parseTsCode : parseCode)
   const skipIndex = spec.skipRows ? names.indexOf(spec.skipRows.column) : -1
   const skipValue = spec.skipRows?.value
   const columns = slots.map((s) => s.column)
@@ -248,7 +250,7 @@ export function planRows(spec: FileSpec, header: readonly string[]): RowPlan {
 
 function converterFor(column: ColumnSpec, label: string, code: () => ParsedCode | undefined): Convert {
   if (column.derive !== undefined) return derivedConverter(column, label, code)
-  if (column.code === 'stock') return () => code()!.code
+  if (column.code === 'stock' || column.code === 'ts_code') return () => code()!.code
   if (column.code === 'index') return indexCodeConverter()
   switch (column.type) {
     case 'number':
@@ -261,7 +263,14 @@ function converterFor(column: ColumnSpec, label: string, code: () => ParsedCode 
       return booleanConverter(label)
     case 'text': {
       const values = column.values
-      return values ? (raw) => values[raw] ?? raw : (raw) => raw
+      const oneOf = column.oneOf
+      const mapped: Convert = values ? (raw) => values[raw] ?? raw : (raw) => raw
+      if (!oneOf) return mapped
+      return (raw) => {
+        const value = mapped(raw)
+        if (!oneOf.includes(value)) fail(`${label} "${raw}" is not one of ${oneOf.join(', ')}`)
+        return value
+      }
     }
   }
 }

@@ -1,0 +1,324 @@
+/**
+ * The second half of a tushare bundle import: the bundle's files sit in staging tables (one per file, with the
+ * file line of each row) inside the import's transaction, and these statements move them into the store.
+ *
+ * Conventions the statements carry:
+ * - A bar needs its adjustment factor: a daily.csv row without an adj_factor.csv row refuses the bundle.
+ * - fina_indicator: `roe` is stored annualised: tushare's `roe_yearly` (年化净资产收益率) when the file has it,
+ *   else the year-to-date `roe` x 12 / months of the period (Q1 x4, H1 x2, Q3 x4/3, annual x1). `eps` (basic,
+ *   year-to-date) is annualised the same way. `ocf_to_np` is operating cash flow over net profit, taken as
+ *   `ocfps / eps` (both year-to-date per share); tushare's `ocf_to_profit` divides by operating profit and
+ *   is not used. Every announcement is a version (code, end_date, ann_date); for one announcement the
+ *   update_flag 1 row (the corrected figures) wins.
+ * - Suspensions (suspend_d, type S, whole day) become bars at the previous close with no volume, flagged
+ *   is_suspended, so the code keeps its place in the tier table.
+ * - is_st comes from st_periods (namechange names with ST, stock_st days) for every bar the bundle touches.
+ */
+import type pg from 'pg'
+import type { TushareStage } from './csv-formats.js'
+
+/** What the merge needs to know of one staged file: its table and which columns the header held. */
+export interface StagedFile {
+  readonly name: string
+  readonly columns: ReadonlySet<string>
+}
+
+export type Staged = ReadonlyMap<TushareStage, StagedFile>
+
+export interface MergeCounts {
+  readonly inserted: number
+  readonly updated: number
+}
+
+/** A staged row the store cannot take; `line` is its line in `file`. */
+export class BundleRowError extends Error {
+  override name = 'BundleRowError'
+  readonly file: string
+  readonly line: number
+  readonly reason: string
+  constructor(file: string, line: number, reason: string) {
+    super(`${file}:${line}: ${reason}`)
+    this.file = file
+    this.line = line
+    this.reason = reason
+  }
+}
+
+const ident = (name: string): string => `"${name.replaceAll('"', '""')}"`
+const NONE: MergeCounts = { inserted: 0, updated: 0 }
+const ST_NAME = `'^S?\\*?ST'`
+
+function column(file: StagedFile, name: string, type = 'double precision'): string {
+  return file.columns.has(name) ? ident(name) : `null::${type}`
+}
+
+async function counted(client: pg.PoolClient, insert: string, params: unknown[] = []): Promise<MergeCounts> {
+  const { rows } = await client.query<{ inserted: number; updated: number }>(
+    `with changed as (${insert} returning (xmax = 0) as inserted)
+     select (count(*) filter (where inserted))::int as inserted,
+            (count(*) filter (where not inserted))::int as updated from changed`,
+    params,
+  )
+  return rows[0] ?? NONE
+}
+
+async function rowCount(client: pg.PoolClient, text: string): Promise<number> {
+  return (await client.query(text)).rowCount ?? 0
+}
+
+/** Refuses a file that repeats a key: the later line names the earlier one. */
+async function refuseRepeats(client: pg.PoolClient, file: string, staged: StagedFile, keys: string[]): Promise<void> {
+  const list = keys.map(ident).join(', ')
+  const { rows } = await client.query<{ line: number; first: number; k: string }>(
+    `select line, first, concat_ws(', ', ${keys.map((k) => `${ident(k)}::text`).join(', ')}) as k
+     from (select line, ${list}, min(line) over w as first, row_number() over (w order by line) as n
+           from ${ident(staged.name)} window w as (partition by ${list})) repeated
+     where n = 2 order by line limit 1`,
+  )
+  const row = rows[0]
+  if (row) throw new BundleRowError(file, row.line, `repeats (${keys.join(', ')}) = (${row.k}) of line ${row.first}`)
+}
+
+export async function mergeTradeCalendar(client: pg.PoolClient, s: StagedFile): Promise<MergeCounts> {
+  return counted(
+    client,
+    `insert into trading_calendar (cal_date, is_open)
+     select cal_date, bool_or(is_open) from ${ident(s.name)} group by cal_date
+     on conflict (cal_date) do update set is_open = excluded.is_open
+       where trading_calendar.is_open is distinct from excluded.is_open`,
+  )
+}
+
+/** namechange: every name with ST is a period; an open period ends the day before the code's next name. */
+export async function mergeNameChanges(client: pg.PoolClient, s: StagedFile): Promise<MergeCounts> {
+  const table = ident(s.name)
+  const counts = await counted(
+    client,
+    `insert into st_periods (code, start_date, end_date, name)
+     select distinct on (code, start_date) code, start_date, end_date, name from ${table}
+     where name ~ ${ST_NAME} order by code, start_date, line desc
+     on conflict (code, start_date) do update set end_date = excluded.end_date, name = excluded.name
+       where (st_periods.end_date, st_periods.name) is distinct from (excluded.end_date, excluded.name)`,
+  )
+  await client.query(
+    `update st_periods p set end_date = later.next_start - 1
+     from (select p2.code, p2.start_date, min(n.start_date) as next_start from st_periods p2
+           join ${table} n on n.code = p2.code and n.start_date > p2.start_date and n.name !~ ${ST_NAME}
+           where p2.end_date is null group by p2.code, p2.start_date) later
+     where p.code = later.code and p.start_date = later.start_date and p.end_date is null`,
+  )
+  return counts
+}
+
+export async function mergeStockSt(client: pg.PoolClient, s: StagedFile): Promise<MergeCounts> {
+  return counted(
+    client,
+    `insert into st_periods (code, start_date, end_date, name)
+     select distinct on (code, trade_date) code, trade_date, trade_date, coalesce(${column(s, 'name', 'text')}, '')
+     from ${ident(s.name)} order by code, trade_date, line desc
+     on conflict (code, start_date) do update set end_date =
+       case when st_periods.end_date is null then null else greatest(st_periods.end_date, excluded.end_date) end
+       where st_periods.end_date is not null and st_periods.end_date < excluded.end_date`,
+  )
+}
+
+/** daily joined with adj_factor into daily_bars; refuses bars without a factor. */
+export async function mergeDaily(
+  client: pg.PoolClient,
+  daily: StagedFile,
+  adj: StagedFile | undefined,
+): Promise<MergeCounts> {
+  await refuseRepeats(client, 'daily.csv', daily, ['code', 'trade_date'])
+  if (adj) await refuseRepeats(client, 'adj_factor.csv', adj, ['code', 'trade_date'])
+  const missing = adj
+    ? await client.query<{ line: number; code: string; d: string }>(
+        `select d.line, d.code, d.trade_date::text as d from ${ident(daily.name)} d
+         where not exists (select from ${ident(adj.name)} a where a.code = d.code and a.trade_date = d.trade_date)
+         order by d.line limit 1`,
+      )
+    : await client.query<{ line: number; code: string; d: string }>(
+        `select line, code, trade_date::text as d from ${ident(daily.name)} order by line limit 1`,
+      )
+  const row = missing.rows[0]
+  if (row) {
+    const why = adj ? 'adj_factor.csv has no row for it' : 'the bundle has no adj_factor.csv'
+    throw new BundleRowError(
+      'daily.csv',
+      row.line,
+      `bar of ${row.code} on ${row.d} has no adjustment factor (${why}); add tushare adj_factor for the same days`,
+    )
+  }
+  if (!adj) return NONE
+  const counts = await counted(
+    client,
+    `insert into daily_bars (code, trade_date, open, high, low, close, pre_close, volume, amount, adj_factor,
+       is_suspended)
+     select d.code, d.trade_date, d.open, d.high, d.low, d.close, ${column(daily, 'pre_close')}, d.volume, d.amount,
+       a.adj_factor, false
+     from ${ident(daily.name)} d join ${ident(adj.name)} a on a.code = d.code and a.trade_date = d.trade_date
+     on conflict (code, trade_date) do update set open = excluded.open, high = excluded.high, low = excluded.low,
+       close = excluded.close, pre_close = excluded.pre_close, volume = excluded.volume, amount = excluded.amount,
+       adj_factor = excluded.adj_factor, is_suspended = false
+     where (daily_bars.open, daily_bars.high, daily_bars.low, daily_bars.close, daily_bars.pre_close,
+            daily_bars.volume, daily_bars.amount, daily_bars.adj_factor, daily_bars.is_suspended)
+       is distinct from (excluded.open, excluded.high, excluded.low, excluded.close, excluded.pre_close,
+            excluded.volume, excluded.amount, excluded.adj_factor, false)`,
+  )
+  return counts
+}
+
+/** Factors for stored bars the bundle's daily.csv does not repeat (tushare revises history factors). */
+export async function mergeAdjFactors(client: pg.PoolClient, adj: StagedFile): Promise<MergeCounts> {
+  const updated = await rowCount(
+    client,
+    `update daily_bars b set adj_factor = a.adj_factor from ${ident(adj.name)} a
+     where b.code = a.code and b.trade_date = a.trade_date and b.adj_factor is distinct from a.adj_factor`,
+  )
+  return { inserted: 0, updated }
+}
+
+/**
+ * Whole-day suspensions as bars at the previous close (volume and amount 0). Days after the last stored bar
+ * date (suspend_d also lists announced future days) and closed calendar days are left out.
+ */
+export async function mergeSuspensions(
+  client: pg.PoolClient,
+  s: StagedFile,
+  adj: StagedFile | undefined,
+): Promise<MergeCounts> {
+  const factor = adj
+    ? `coalesce((select a.adj_factor from ${ident(adj.name)} a where a.code = s.code and a.trade_date = s.trade_date),
+        p.adj_factor)`
+    : 'p.adj_factor'
+  const timing = column(s, 'suspend_timing', 'text')
+  return counted(
+    client,
+    `insert into daily_bars (code, trade_date, open, high, low, close, pre_close, volume, amount, adj_factor,
+       is_suspended)
+     select s.code, s.trade_date, p.close, p.close, p.close, p.close, p.close, 0, 0, ${factor}, true
+     from (select distinct code, trade_date from ${ident(s.name)}
+           where suspend_type = 'S' and coalesce(${timing}, '') = '') s
+     cross join lateral (select b.close, b.adj_factor from daily_bars b
+                         where b.code = s.code and b.trade_date < s.trade_date
+                         order by b.trade_date desc limit 1) p
+     where s.trade_date <= (select max(trade_date) from daily_bars)
+       and not exists (select from trading_calendar c where c.cal_date = s.trade_date and not c.is_open)
+     on conflict (code, trade_date) do nothing`,
+  )
+}
+
+/** is_st of the bars on the bundle's days and of the codes whose ST periods it brought, from st_periods. */
+export async function refreshStFlags(client: pg.PoolClient, staged: Staged): Promise<number> {
+  const days = (['daily', 'suspend_d'] as const)
+    .map((k) => staged.get(k))
+    .filter((f): f is StagedFile => f !== undefined)
+    .map((f) => `select trade_date from ${ident(f.name)}`)
+  const codes = (['namechange', 'stock_st'] as const)
+    .map((k) => staged.get(k))
+    .filter((f): f is StagedFile => f !== undefined)
+    .map((f) => `select code from ${ident(f.name)}`)
+  const scope = [
+    days.length > 0 ? `b.trade_date in (${days.join(' union ')})` : '',
+    codes.length > 0 ? `b.code in (${codes.join(' union ')})` : '',
+  ].filter((c) => c !== '')
+  if (scope.length === 0) return 0
+  return rowCount(
+    client,
+    `update daily_bars b set is_st = st.flag
+     from (select b2.code, b2.trade_date, exists (select from st_periods p where p.code = b2.code
+             and b2.trade_date >= p.start_date and (p.end_date is null or b2.trade_date <= p.end_date)) as flag
+           from daily_bars b2 where ${scope.join(' or ').replaceAll('b.', 'b2.')}) st
+     where b.code = st.code and b.trade_date = st.trade_date and b.is_st is distinct from st.flag`,
+  )
+}
+
+export async function mergeDailyBasic(client: pg.PoolClient, s: StagedFile): Promise<MergeCounts> {
+  await refuseRepeats(client, 'daily_basic.csv', s, ['code', 'trade_date'])
+  const cols = ['pe_ttm', 'pb', 'total_mv', 'circ_mv'].filter((c) => s.columns.has(c))
+  const list = ['code', 'trade_date', ...cols].map(ident).join(', ')
+  const update =
+    cols.length === 0
+      ? 'do nothing'
+      : `do update set ${cols.map((c) => `${ident(c)} = excluded.${ident(c)}`).join(', ')}
+         where (${cols.map((c) => `daily_basics.${ident(c)}`).join(', ')}, null)
+           is distinct from (${cols.map((c) => `excluded.${ident(c)}`).join(', ')}, null)`
+  const counts = await counted(
+    client,
+    `insert into daily_basics (${list}) select ${list} from ${ident(s.name)}
+     on conflict (code, trade_date) ${update}`,
+  )
+  if (s.columns.has('turnover_rate')) {
+    await client.query(
+      `update daily_bars b set turnover_rate = s.turnover_rate from ${ident(s.name)} s
+       where b.code = s.code and b.trade_date = s.trade_date and b.turnover_rate is distinct from s.turnover_rate`,
+    )
+  }
+  return counts
+}
+
+export async function mergeFinaIndicator(client: pg.PoolClient, s: StagedFile): Promise<MergeCounts> {
+  const months = 'extract(month from end_date)::double precision'
+  const eps = column(s, 'eps')
+  const values = `eps, bvps, roe, gross_margin, ocf_to_np, debt_to_assets, revenue_yoy, np_yoy`
+  return counted(
+    client,
+    `insert into financials (code, end_date, ann_date, ${values})
+     select distinct on (code, end_date, ann_date) code, end_date, ann_date,
+       ${eps} * 12 / ${months},
+       ${column(s, 'bvps')},
+       coalesce(${column(s, 'roe_yearly')}, ${column(s, 'roe')} * 12 / ${months}),
+       ${column(s, 'gross_margin')},
+       case when ${eps} > 0 then ${column(s, 'ocfps')} / ${eps} end,
+       ${column(s, 'debt_to_assets')}, ${column(s, 'revenue_yoy')}, ${column(s, 'np_yoy')}
+     from ${ident(s.name)}
+     order by code, end_date, ann_date, coalesce(${column(s, 'update_flag', 'integer')}, 1) desc, line desc
+     on conflict (code, end_date, ann_date) do update set
+       ${values
+         .split(', ')
+         .map((c) => `${c} = excluded.${c}`)
+         .join(', ')}
+     where (${values
+       .split(', ')
+       .map((c) => `financials.${c}`)
+       .join(', ')}) is distinct from (${values
+       .split(', ')
+       .map((c) => `excluded.${c}`)
+       .join(', ')})`,
+  )
+}
+
+export async function mergeStkLimit(client: pg.PoolClient, s: StagedFile): Promise<MergeCounts> {
+  await refuseRepeats(client, 'stk_limit.csv', s, ['code', 'trade_date'])
+  const updated = await rowCount(
+    client,
+    `update daily_bars b set up_limit = ${column(s, 'up_limit')}, down_limit = ${column(s, 'down_limit')}
+     from ${ident(s.name)} s
+     where b.code = s.code and b.trade_date = s.trade_date
+       and (b.up_limit, b.down_limit) is distinct from (${column(s, 'up_limit')}, ${column(s, 'down_limit')})`,
+  )
+  return { inserted: 0, updated }
+}
+
+/** Every staged file of the bundle into the store, in dependency order; per-file counts. */
+export async function mergeTushareBundle(
+  client: pg.PoolClient,
+  staged: Staged,
+): Promise<Map<TushareStage, MergeCounts>> {
+  const out = new Map<TushareStage, MergeCounts>()
+  const run = async (stage: TushareStage, merge: (s: StagedFile) => Promise<MergeCounts>) => {
+    const file = staged.get(stage)
+    if (file) out.set(stage, await merge(file))
+  }
+  const adj = staged.get('adj_factor')
+  await run('trade_cal', (s) => mergeTradeCalendar(client, s))
+  await run('namechange', (s) => mergeNameChanges(client, s))
+  await run('stock_st', (s) => mergeStockSt(client, s))
+  await run('daily', (s) => mergeDaily(client, s, adj))
+  await run('adj_factor', (s) => mergeAdjFactors(client, s))
+  await run('suspend_d', (s) => mergeSuspensions(client, s, adj))
+  await refreshStFlags(client, staged)
+  await run('daily_basic', (s) => mergeDailyBasic(client, s))
+  await run('fina_indicator', (s) => mergeFinaIndicator(client, s))
+  await run('stk_limit', (s) => mergeStkLimit(client, s))
+  return out
+}
