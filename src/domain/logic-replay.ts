@@ -12,6 +12,7 @@ export interface TierDay {
   readonly score: number
   readonly tier: 'main' | 'observe' | 'reject'
   readonly invalidated: boolean
+  readonly is_suspended?: boolean
 }
 
 export interface StoredMemory {
@@ -40,7 +41,7 @@ export function replayFrom(
     const row = rows.get(date)
     days.push(
       row
-        ? { date, score: row.score, tier: row.tier, invalidated: row.invalidated }
+        ? { date, score: row.score, tier: row.tier, invalidated: row.invalidated, suspended: row.is_suspended }
         : { date, score: null, tier: null },
     )
   }

@@ -40,6 +40,8 @@ export interface LogicDay {
   readonly tier: 'main' | 'observe' | 'reject' | null
   /** A hard invalidation (e.g. from the company review) is triggered that day. */
   readonly invalidated?: boolean
+  /** Suspended all day: no evidence either way, the memory is kept as it was. */
+  readonly suspended?: boolean
 }
 
 export const LOGIC_RULES = deepFreeze({
@@ -116,6 +118,7 @@ export function stepLogicState(prev: LogicMemory | undefined, day: LogicDay): Lo
       absent_days: 0,
     }
   }
+  if (day.suspended === true) return prev
   const present = day.score !== null
   const ema = present ? ALPHA * day.score + (1 - ALPHA) * prev.score_ema : (1 - ALPHA) * prev.score_ema
   const candidate: Candidate = {

@@ -14,6 +14,7 @@ export function stepAll(
       score: row.score,
       tier: row.tier,
       invalidated: row.invalidated,
+      suspended: row.is_suspended,
     })
     if (next) out.set(row.code, next)
   }

@@ -130,7 +130,7 @@ export function createPlanInputRepository(db: Db) {
       if (codes.length === 0) return []
       return db
         .selectFrom('tier_scores')
-        .select(['code', 'trade_date', 'score', 'tier', 'invalidated'])
+        .select(['code', 'trade_date', 'score', 'tier', 'invalidated', 'is_suspended'])
         .where('code', 'in', codes)
         .where('trade_date', '>=', since)
         .where('trade_date', '<=', date)

@@ -48,8 +48,10 @@ const ident = (name: string): string => `"${name.replaceAll('"', '""')}"`
 const NONE: MergeCounts = { inserted: 0, updated: 0 }
 const ST_NAME = `'^S?\\*?ST'`
 
-function column(file: StagedFile, name: string, type = 'double precision'): string {
-  return file.columns.has(name) ? ident(name) : `null::${type}`
+/** The staged column, qualified by `alias` when given, or a typed NULL when the file's header lacks it. */
+function column(file: StagedFile, name: string, type = 'double precision', alias?: string): string {
+  if (!file.columns.has(name)) return `null::${type}`
+  return alias === undefined ? ident(name) : `${alias}.${ident(name)}`
 }
 
 async function counted(client: pg.PoolClient, insert: string, params: unknown[] = []): Promise<MergeCounts> {
@@ -153,7 +155,8 @@ export async function mergeDaily(
     client,
     `insert into daily_bars (code, trade_date, open, high, low, close, pre_close, volume, amount, adj_factor,
        is_suspended)
-     select d.code, d.trade_date, d.open, d.high, d.low, d.close, ${column(daily, 'pre_close')}, d.volume, d.amount,
+     select d.code, d.trade_date, d.open, d.high, d.low, d.close, ${column(daily, 'pre_close', undefined, 'd')},
+       d.volume, d.amount,
        a.adj_factor, false
      from ${ident(daily.name)} d join ${ident(adj.name)} a on a.code = d.code and a.trade_date = d.trade_date
      on conflict (code, trade_date) do update set open = excluded.open, high = excluded.high, low = excluded.low,
@@ -291,10 +294,11 @@ export async function mergeStkLimit(client: pg.PoolClient, s: StagedFile): Promi
   await refuseRepeats(client, 'stk_limit.csv', s, ['code', 'trade_date'])
   const updated = await rowCount(
     client,
-    `update daily_bars b set up_limit = ${column(s, 'up_limit')}, down_limit = ${column(s, 'down_limit')}
+    `update daily_bars b set up_limit = ${column(s, 'up_limit', undefined, 's')},
+       down_limit = ${column(s, 'down_limit', undefined, 's')}
      from ${ident(s.name)} s
-     where b.code = s.code and b.trade_date = s.trade_date
-       and (b.up_limit, b.down_limit) is distinct from (${column(s, 'up_limit')}, ${column(s, 'down_limit')})`,
+     where b.code = s.code and b.trade_date = s.trade_date and (b.up_limit, b.down_limit)
+       is distinct from (${column(s, 'up_limit', undefined, 's')}, ${column(s, 'down_limit', undefined, 's')})`,
   )
   return { inserted: 0, updated }
 }

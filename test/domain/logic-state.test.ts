@@ -545,3 +545,24 @@ describe('replay (property, 400 seeded random histories)', () => {
     expect([...seen].sort()).toEqual([...EDGES].sort())
   })
 })
+
+describe('suspended days', () => {
+  it('keep the memory as it was: no EMA decay, no day counted, no transition', () => {
+    const start = replayLogicState([
+      { date: '2024-01-02', score: 80, tier: 'main' },
+      { date: '2024-01-03', score: 82, tier: 'main' },
+    ])!
+    const held = replayLogicState(
+      Array.from({ length: 8 }, (_, i) => ({
+        date: `2024-01-${String(4 + i).padStart(2, '0')}`,
+        score: 10,
+        tier: 'reject' as const,
+        suspended: true,
+      })),
+      start,
+    )
+    expect(held).toEqual(start)
+    const notSuspended = stepLogicState(start, { date: '2024-01-04', score: 10, tier: 'reject' })!
+    expect(notSuspended.score_ema).toBeLessThan(start.score_ema)
+  })
+})

@@ -1,0 +1,345 @@
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { sql } from 'kysely'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createServices, type Services } from '../../src/compose.js'
+import { type ImportArgs, type ImportResult, importDirectory } from '../../src/jobs/import/import-job.js'
+import { silentProgress } from '../../src/jobs/progress.js'
+import { createLogger } from '../../src/logger.js'
+import { testConfig } from '../support/config.js'
+import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
+
+const DATA = fileURLToPath(new URL('../data/tushare/', import.meta.url))
+const BUNDLE = path.join(DATA, 'bundle')
+const log = createLogger({ logLevel: 'silent' })
+const signal = new AbortController().signal
+
+function runImport(t: TestDatabase, dir: string, options: Partial<ImportArgs> = {}): Promise<ImportResult> {
+  return importDirectory(
+    { db: t.db, pool: t.pool, log, progress: silentProgress },
+    { dir, format: 'tushare', ...options },
+    signal,
+  )
+}
+
+async function rows(t: TestDatabase, query: string): Promise<Record<string, unknown>[]> {
+  return (await sql.raw(query).execute(t.db)).rows as Record<string, unknown>[]
+}
+
+async function failure(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise
+  } catch (err) {
+    return err as Error
+  }
+  throw new Error('expected a failure')
+}
+
+const temps: string[] = []
+async function bundleCopy(change: (dir: string) => Promise<void>): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'stockplan-tushare-'))
+  temps.push(dir)
+  await cp(BUNDLE, dir, { recursive: true })
+  await change(dir)
+  return dir
+}
+
+const TABLE_COUNTS = `select (select count(*) from daily_bars)::int as bars, (select count(*) from securities)::int as securities,
+  (select count(*) from financials)::int as financials, (select count(*) from trading_calendar)::int as calendar`
+
+describe('tushare bundle import', () => {
+  let t: TestDatabase
+  let first: ImportResult
+  beforeAll(async () => {
+    t = await createTestDatabase()
+    first = await runImport(t, BUNDLE)
+  })
+  afterAll(async () => {
+    await t.drop()
+    for (const dir of temps) await rm(dir, { recursive: true, force: true })
+  })
+
+  it('reads every file of the bundle', () => {
+    expect(first.files.map((f) => [f.file, f.rows])).toEqual([
+      ['stock_basic.csv', 12],
+      ['index_daily.csv', 78],
+      ['trade_cal.csv', 121],
+      ['daily.csv', 861],
+      ['adj_factor.csv', 864],
+      ['daily_basic.csv', 861],
+      ['fina_indicator.csv', 9],
+      ['namechange.csv', 3],
+      ['suspend_d.csv', 6],
+      ['stk_limit.csv', 2],
+    ])
+    expect(first.files.find((f) => f.file === 'daily.csv')).toMatchObject({ inserted: 861, updated: 0 })
+    expect(first.files.find((f) => f.file === 'suspend_d.csv')).toMatchObject({ inserted: 3 })
+  })
+
+  it('takes the exchange from the ts_code suffix and the board from the code, with list status and dates', async () => {
+    expect(
+      await rows(
+        t,
+        `select code, exchange, board, list_status, list_date, delist_date from securities
+         where code in ('302132.SZ', '689009.SH', '920799.BJ', '600087.SH', '900901.SH') order by code`,
+      ),
+    ).toEqual([
+      {
+        code: '302132.SZ',
+        exchange: 'SZ',
+        board: 'chinext',
+        list_status: 'L',
+        list_date: '2010-08-27',
+        delist_date: null,
+      },
+      {
+        code: '600087.SH',
+        exchange: 'SH',
+        board: 'main',
+        list_status: 'D',
+        list_date: '1997-06-17',
+        delist_date: '2024-01-10',
+      },
+      {
+        code: '689009.SH',
+        exchange: 'SH',
+        board: 'star',
+        list_status: 'L',
+        list_date: '2020-10-29',
+        delist_date: null,
+      },
+      {
+        code: '900901.SH',
+        exchange: 'SH',
+        board: 'b_share',
+        list_status: 'L',
+        list_date: '1992-01-21',
+        delist_date: null,
+      },
+      { code: '920799.BJ', exchange: 'BJ', board: 'bse', list_status: 'L', list_date: '2019-12-27', delist_date: null },
+    ])
+  })
+
+  it('stores bars in shares and yuan with their adjustment factor, turnover and limit prices', async () => {
+    const [bar] = await rows(t, `select * from daily_bars where code = '600519.SH' and trade_date = '2024-01-02'`)
+    // daily: vol 21954.88 lots, amount 3701153.67 thousand yuan
+    expect(bar).toMatchObject({ close: 1685.8, pre_close: 1685, volume: 2195488, amount: 3701153670 })
+    expect(bar).toMatchObject({ adj_factor: 8.4153, is_suspended: false, is_st: false, up_limit: null })
+    expect(bar!.turnover_rate).toBe(0.1748)
+    const [limits] = await rows(
+      t,
+      `select up_limit, down_limit, pre_close from daily_bars where code = '000001.SZ' and trade_date = '2024-04-30'`,
+    )
+    expect(limits!.up_limit).toBeCloseTo(Number(limits!.pre_close) * 1.1, 2)
+    const [basic] = await rows(t, `select * from daily_basics where code = '600519.SH' and trade_date = '2024-01-02'`)
+    // daily_basic total_mv 212109... 万元 -> yuan
+    expect(basic!.total_mv).toBeCloseTo(1685.8 * 125619.78 * 10_000, -2)
+    expect(await rows(t, `select count(*)::int as n from trading_calendar where is_open`)).toEqual([{ n: 78 }])
+    expect(await rows(t, `select is_open from trading_calendar where cal_date = '2024-02-12'`)).toEqual([
+      { is_open: false },
+    ])
+  })
+
+  it('marks bars ST inside the namechange ST period only', async () => {
+    const flags = await rows(
+      t,
+      `select trade_date, is_st from daily_bars where code = '600301.SH'
+       and trade_date in ('2024-01-09', '2024-01-10', '2024-02-20', '2024-02-21') order by trade_date`,
+    )
+    expect(flags).toEqual([
+      { trade_date: '2024-01-09', is_st: false },
+      { trade_date: '2024-01-10', is_st: true },
+      { trade_date: '2024-02-20', is_st: true },
+      { trade_date: '2024-02-21', is_st: false },
+    ])
+    expect(await rows(t, 'select code, start_date, end_date from st_periods')).toEqual([
+      { code: '600301.SH', start_date: '2024-01-10', end_date: '2024-02-20' },
+    ])
+  })
+
+  it('writes whole-day suspensions as bars at the previous close, and leaves an intraday halt a normal bar', async () => {
+    const bars = await rows(
+      t,
+      `select trade_date, open, close, pre_close, volume, amount, is_suspended from daily_bars
+       where code = '000540.SZ' and trade_date between '2024-01-15' and '2024-01-19' order by trade_date`,
+    )
+    const before = bars[0]!.close
+    expect(bars.map((b) => [b.trade_date, b.is_suspended])).toEqual([
+      ['2024-01-15', false],
+      ['2024-01-16', true],
+      ['2024-01-17', true],
+      ['2024-01-18', true],
+      ['2024-01-19', false],
+    ])
+    for (const b of bars.slice(1, 4)) expect(b).toMatchObject({ open: before, close: before, volume: 0, amount: 0 })
+    expect(
+      await rows(t, `select is_suspended from daily_bars where code = '000001.SZ' and trade_date = '2024-01-31'`),
+    ).toEqual([{ is_suspended: false }])
+  })
+
+  it('keeps every financial version, annualised, with OCF over net profit', async () => {
+    const versions = await rows(
+      t,
+      `select end_date, ann_date, eps, roe, ocf_to_np, bvps, gross_margin, np_yoy from financials
+       where code = '600519.SH' order by end_date, ann_date`,
+    )
+    expect(versions.map((v) => [v.end_date, v.ann_date])).toEqual([
+      ['2023-12-31', '2024-04-03'],
+      ['2024-03-31', '2024-04-25'],
+      ['2024-03-31', '2024-05-20'],
+    ])
+    // annual report: the update_flag 1 row of the announcement, roe_yearly as given
+    expect(versions[0]).toMatchObject({ eps: 59.49, bvps: 204.84, gross_margin: 0.9196, np_yoy: 0.1916 })
+    expect(versions[0]!.roe).toBeCloseTo(0.3419, 6)
+    expect(versions[0]!.ocf_to_np).toBeCloseTo(53.54 / 59.49, 6)
+    // Q1 without roe_yearly: year-to-date x 4
+    expect(versions[1]!.roe).toBeCloseTo(0.0892 * 4, 6)
+    expect(versions[1]!.eps).toBeCloseTo(19.16 * 4, 6)
+    expect(versions[2]!.roe).toBeCloseTo(0.088 * 4, 6)
+    const [loss] = await rows(t, `select eps, roe, ocf_to_np from financials where code = '600301.SH'`)
+    expect(loss).toEqual({ eps: -0.21, roe: -0.085, ocf_to_np: null })
+  })
+
+  it('re-importing the bundle changes nothing', async () => {
+    const before = await rows(t, TABLE_COUNTS)
+    const again = await runImport(t, BUNDLE)
+    expect(again.files.filter((f) => f.inserted + f.updated > 0)).toEqual([])
+    expect(await rows(t, TABLE_COUNTS)).toEqual(before)
+  })
+
+  it('refuses a bundle with a bar lacking its adjustment factor, naming the file and line, and writes nothing', async () => {
+    const dir = await bundleCopy(async (d) => {
+      const file = path.join(d, 'adj_factor.csv')
+      const lines = (await readFile(file, 'utf8')).split('\n')
+      await writeFile(file, lines.filter((l) => !l.startsWith('300750.SZ,20240105')).join('\n'))
+      const daily = path.join(d, 'daily.csv')
+      await writeFile(daily, (await readFile(daily, 'utf8')).replace(/^(600519\.SH,20240102,)1678\.98/m, '$11679.5'))
+    })
+    const before = await rows(t, TABLE_COUNTS)
+    const err = await failure(runImport(t, dir))
+    const line = (await readFile(path.join(dir, 'daily.csv'), 'utf8'))
+      .split('\n')
+      .findIndex((l) => l.startsWith('300750.SZ,20240105'))
+    expect(err.message).toBe(
+      `daily.csv:${line + 1}: bar of 300750.SZ on 2024-01-05 has no adjustment factor (adj_factor.csv has no row for it); add tushare adj_factor for the same days`,
+    )
+    expect(await rows(t, TABLE_COUNTS)).toEqual(before)
+    expect(await rows(t, `select open from daily_bars where code = '600519.SH' and trade_date = '2024-01-02'`)).toEqual(
+      [{ open: 1678.98 }],
+    )
+  })
+
+  it('refuses daily.csv without adj_factor.csv', async () => {
+    const dir = await bundleCopy((d) => rm(path.join(d, 'adj_factor.csv')))
+    expect((await failure(runImport(t, dir))).message).toMatch(
+      /^daily\.csv:2: bar of 600519\.SH on 2024-01-02 has no adjustment factor \(the bundle has no adj_factor\.csv\)/,
+    )
+  })
+
+  it('names the line of invalid UTF-8 and suggests --encoding gbk, which imports the GBK file', async () => {
+    const dir = path.join(DATA, 'gbk')
+    const err = await failure(runImport(t, dir))
+    expect(err.message).toBe(
+      'stock_basic.csv:2: not valid UTF-8; if the file is GBK (a CSV saved by Excel on Chinese Windows), import with --encoding gbk',
+    )
+    await t.db.updateTable('securities').set({ name: 'x' }).where('code', '=', '600519.SH').execute()
+    const result = await runImport(t, dir, { encoding: 'gbk' })
+    expect(result.files).toEqual([expect.objectContaining({ file: 'stock_basic.csv', rows: 3, updated: 1 })])
+    expect(await rows(t, `select name, industry from securities where code = '600519.SH'`)).toEqual([
+      { name: '贵州茅台', industry: '白酒' },
+    ])
+  })
+})
+
+describe('a build on the tushare bundle', () => {
+  let t: TestDatabase
+  let services: Services
+  let planDir: string
+  beforeAll(async () => {
+    t = await createTestDatabase()
+    await runImport(t, BUNDLE)
+    planDir = await mkdtemp(path.join(os.tmpdir(), 'stockplan-tushare-plan-'))
+    const config = testConfig({ PLAN_DATA_DIR: planDir })
+    services = createServices(config, createLogger(config), t)
+  })
+  afterAll(async () => {
+    await services?.close()
+    await t.drop()
+    await rm(planDir, { recursive: true, force: true })
+  })
+
+  it('reads forward-adjusted closes: the ex-rights day moves as much as the stock did, not by the bonus', async () => {
+    const raw = await rows(
+      t,
+      `select trade_date, close, pre_close from daily_bars where code = '600519.SH'
+       and trade_date in ('2024-03-19', '2024-03-20') order by trade_date`,
+    )
+    expect(Number(raw[1]!.close) / Number(raw[0]!.close) - 1).toBeLessThan(-0.05)
+    const bars = (await services.market.bars('2024-01-02', '2024-04-30', ['600519.SH'])).get('600519.SH')!
+    const ex = bars.dates.indexOf('2024-03-20')
+    const move = bars.close[ex]! / bars.close[ex - 1]! - 1
+    expect(move).toBeCloseTo(Number(raw[1]!.close) / Number(raw[1]!.pre_close) - 1, 3)
+    expect(bars.close.at(-1)).toBe(
+      (await rows(t, `select close from daily_bars where code = '600519.SH' and trade_date = '2024-04-30'`))[0]!.close,
+    )
+    // the moving averages see no step either: every day-over-day move stays within the day's real range
+    for (let i = 1; i < bars.close.length; i++) {
+      expect(Math.abs(bars.close[i]! / bars.close[i - 1]! - 1), bars.dates[i]).toBeLessThan(0.04)
+    }
+  })
+
+  it('sees a financial as announced by T: a restatement announced after T stays unseen', async () => {
+    const q1 = async (date: string) =>
+      (await services.market.financials(date, ['600519.SH'])).get('600519.SH')!.map((f) => [f.end_date, f.roe])
+    expect(await q1('2024-04-24')).toEqual([['2023-12-31', expect.closeTo(0.3419, 6)]])
+    expect((await q1('2024-04-30'))[0]).toEqual(['2024-03-31', expect.closeTo(0.3568, 6)])
+    expect((await q1('2024-05-20'))[0]).toEqual(['2024-03-31', expect.closeTo(0.352, 6)])
+  })
+
+  it('builds T with suspended codes in the tier table and only listed codes counted as missing', async () => {
+    const result = await services.steps.build({ date: '2024-01-17' }, signal)
+    expect(result.counts).toMatchObject({ missing_bars: 0, scored: 11 })
+    expect(result.stale).toBe('no theme events imported')
+    const row = await t.db
+      .selectFrom('tier_scores')
+      .select(['is_suspended', 'close'])
+      .where('trade_date', '=', '2024-01-17')
+      .where('code', '=', '000540.SZ')
+      .executeTakeFirstOrThrow()
+    expect(row.is_suspended).toBe(true)
+    await t.db.deleteFrom('daily_bars').where('code', '=', '601318.SH').where('trade_date', '=', '2024-01-17').execute()
+    const again = await services.steps.build({ date: '2024-01-17' }, signal)
+    expect(again.stale).toBe('1 listed stocks have no bar on 2024-01-17; no theme events imported')
+  })
+
+  it('keeps a suspended code logic state through its suspension', async () => {
+    for (const date of ['2024-01-12', '2024-01-15', '2024-01-16', '2024-01-17', '2024-01-18'])
+      await services.chain({ date }, signal)
+    const states = await t.db
+      .selectFrom('stock_daily')
+      .select(['trade_date', 'logic_state', 'state_since', 'verdict'])
+      .where('code', '=', '000540.SZ')
+      .orderBy('trade_date')
+      .execute()
+    const before = states.find((s) => s.trade_date === '2024-01-15')!
+    for (const s of states.filter((x) => x.trade_date >= '2024-01-16')) {
+      expect([s.trade_date, s.logic_state, s.state_since]).toEqual([
+        s.trade_date,
+        before.logic_state,
+        before.state_since,
+      ])
+    }
+  })
+
+  it('refuses a date that is not a trading day, naming the nearest ones', async () => {
+    await expect(services.steps.build({ date: '2024-01-13' }, signal)).rejects.toThrow(
+      '2024-01-13 is a Saturday, not a trading day: the nearest trading days are 2024-01-12 (Friday) and 2024-01-15 (Monday); use one of those',
+    )
+    await expect(services.chain({ date: '2024-02-12' }, signal)).rejects.toThrow(
+      'build failed: 2024-02-12 is an exchange holiday, not a trading day: the nearest trading days are 2024-02-08 (Thursday) and 2024-02-19 (Monday); use one of those',
+    )
+    await expect(services.steps.plan({ date: '2024-01-14' }, signal)).rejects.toThrow(/2024-01-14 is a Sunday/)
+  })
+})
