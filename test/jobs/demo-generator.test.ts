@@ -9,6 +9,7 @@ import { addDays, tradingCalendar, weekday } from '../../src/jobs/demo/calendar.
 import { csvField, csvLine } from '../../src/jobs/demo/csv-writer.js'
 import { DEMO_FILES, HEADERS } from '../../src/jobs/demo/files.js'
 import { type DemoSummary, generateDemoMarket } from '../../src/jobs/demo/generate.js'
+import { limitPercent } from '../../src/jobs/demo/prices.js'
 import { Random } from '../../src/jobs/demo/random.js'
 import { type Progress, silentProgress } from '../../src/jobs/progress.js'
 
@@ -239,9 +240,11 @@ describe('bars', () => {
       expect(b.amount).toMatch(/^\d+$/)
       if (close === up) limitUps++
       if (close === down) limitDowns++
-      // No pre_close sits on a half-fen tie, so every rounding convention agrees on the limits.
+      // No pre_close sits on a half-fen tie of the limit the demo simulates (the narrowest of the dated rules),
+      // so every rounding convention agrees on the limits.
+      const simulated = limitPercent(p.board, b.is_st === 'true')
       for (const sign of [1, -1]) {
-        const fenTimes = Math.round(pre * 100) * (100 + sign * Math.round(r * 100))
+        const fenTimes = Math.round(pre * 100) * (100 + sign * simulated)
         expect(fenTimes % 100, where).not.toBe(50)
       }
     }
