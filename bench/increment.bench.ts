@@ -173,7 +173,7 @@ async function openServer(log: pino.Logger): Promise<{ url: string; close(): Pro
 }
 
 async function main(): Promise<void> {
-  const log = pino({ level: 'warn' })
+  const log = pino({ level: process.env.BENCH_LOG_LEVEL ?? 'warn' })
   const work = await mkdtemp(path.join(os.tmpdir(), 'stockplan-increment-'))
   const server = await openServer(log)
   const handle = createDb(server.url, log)

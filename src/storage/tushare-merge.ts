@@ -124,12 +124,27 @@ export async function mergeStockSt(client: pg.PoolClient, s: StagedFile): Promis
   )
 }
 
-/** daily joined with adj_factor into daily_bars; refuses bars without a factor. */
-export async function mergeDaily(
-  client: pg.PoolClient,
-  daily: StagedFile,
-  adj: StagedFile | undefined,
-): Promise<MergeCounts> {
+/** is_st of bar `b` from st_periods. */
+const ST_FLAG = `exists (select from st_periods p where p.code = b.code and b.trade_date >= p.start_date
+  and (p.end_date is null or b.trade_date <= p.end_date))`
+
+/**
+ * Rows of staged `file` whose (code, trade_date) the bundle's daily.csv does not hold: what is left for an
+ * UPDATE of stored bars once the day's bars were written with everything in one INSERT.
+ */
+function notInDaily(file: StagedFile, daily: StagedFile | undefined): string {
+  if (!daily) return ident(file.name)
+  return `(select * from ${ident(file.name)} x where not exists
+    (select from ${ident(daily.name)} d where d.code = x.code and d.trade_date = x.trade_date))`
+}
+
+/**
+ * daily joined with adj_factor into daily_bars, with the day's turnover (daily_basic), limit prices
+ * (stk_limit) and ST flag in the same INSERT: one write per bar. Refuses bars without a factor.
+ */
+export async function mergeDaily(client: pg.PoolClient, staged: Staged): Promise<MergeCounts> {
+  const daily = staged.get('daily')!
+  const adj = staged.get('adj_factor')
   await refuseRepeats(client, 'daily.csv', daily, ['code', 'trade_date'])
   if (adj) await refuseRepeats(client, 'adj_factor.csv', adj, ['code', 'trade_date'])
   const missing = adj
@@ -151,30 +166,57 @@ export async function mergeDaily(
     )
   }
   if (!adj) return NONE
-  const counts = await counted(
+  const basic = staged.get('daily_basic')
+  const limit = staged.get('stk_limit')
+  if (basic) await refuseRepeats(client, 'daily_basic.csv', basic, ['code', 'trade_date'])
+  if (limit) await refuseRepeats(client, 'stk_limit.csv', limit, ['code', 'trade_date'])
+  const turnover = basic ? column(basic, 'turnover_rate', undefined, 't') : 'null::double precision'
+  const up = limit ? column(limit, 'up_limit', undefined, 'l') : 'null::double precision'
+  const down = limit ? column(limit, 'down_limit', undefined, 'l') : 'null::double precision'
+  const joins = [
+    basic ? `left join ${ident(basic.name)} t on t.code = d.code and t.trade_date = d.trade_date` : '',
+    limit ? `left join ${ident(limit.name)} l on l.code = d.code and l.trade_date = d.trade_date` : '',
+  ].join('\n')
+  const values = [
+    'open',
+    'high',
+    'low',
+    'close',
+    'pre_close',
+    'volume',
+    'amount',
+    'adj_factor',
+    'is_suspended',
+    'is_st',
+    'turnover_rate',
+    'up_limit',
+    'down_limit',
+  ]
+  // a bundle without daily_basic / stk_limit leaves the stored turnover and limit prices as they were
+  const kept = new Set(['turnover_rate', 'up_limit', 'down_limit'])
+  const set = values.map((c) => (kept.has(c) ? `${c} = coalesce(excluded.${c}, b.${c})` : `${c} = excluded.${c}`))
+  const next = values.map((c) => (kept.has(c) ? `coalesce(excluded.${c}, b.${c})` : `excluded.${c}`))
+  return counted(
     client,
-    `insert into daily_bars (code, trade_date, open, high, low, close, pre_close, volume, amount, adj_factor,
-       is_suspended)
+    `insert into daily_bars as b (code, trade_date, ${values.join(', ')})
      select d.code, d.trade_date, d.open, d.high, d.low, d.close, ${column(daily, 'pre_close', undefined, 'd')},
-       d.volume, d.amount,
-       a.adj_factor, false
+       d.volume, d.amount, a.adj_factor, false,
+       exists (select from st_periods p where p.code = d.code and d.trade_date >= p.start_date
+               and (p.end_date is null or d.trade_date <= p.end_date)),
+       ${turnover}, ${up}, ${down}
      from ${ident(daily.name)} d join ${ident(adj.name)} a on a.code = d.code and a.trade_date = d.trade_date
-     on conflict (code, trade_date) do update set open = excluded.open, high = excluded.high, low = excluded.low,
-       close = excluded.close, pre_close = excluded.pre_close, volume = excluded.volume, amount = excluded.amount,
-       adj_factor = excluded.adj_factor, is_suspended = false
-     where (daily_bars.open, daily_bars.high, daily_bars.low, daily_bars.close, daily_bars.pre_close,
-            daily_bars.volume, daily_bars.amount, daily_bars.adj_factor, daily_bars.is_suspended)
-       is distinct from (excluded.open, excluded.high, excluded.low, excluded.close, excluded.pre_close,
-            excluded.volume, excluded.amount, excluded.adj_factor, false)`,
+     ${joins}
+     on conflict (code, trade_date) do update set ${set.join(', ')}
+     where (${values.map((c) => `b.${c}`).join(', ')}) is distinct from (${next.join(', ')})`,
   )
-  return counts
 }
 
 /** Factors for stored bars the bundle's daily.csv does not repeat (tushare revises history factors). */
-export async function mergeAdjFactors(client: pg.PoolClient, adj: StagedFile): Promise<MergeCounts> {
+export async function mergeAdjFactors(client: pg.PoolClient, staged: Staged): Promise<MergeCounts> {
+  const adj = staged.get('adj_factor')!
   const updated = await rowCount(
     client,
-    `update daily_bars b set adj_factor = a.adj_factor from ${ident(adj.name)} a
+    `update daily_bars b set adj_factor = a.adj_factor from ${notInDaily(adj, staged.get('daily'))} a
      where b.code = a.code and b.trade_date = a.trade_date and b.adj_factor is distinct from a.adj_factor`,
   )
   return { inserted: 0, updated }
@@ -184,11 +226,9 @@ export async function mergeAdjFactors(client: pg.PoolClient, adj: StagedFile): P
  * Whole-day suspensions as bars at the previous close (volume and amount 0). Days after the last stored bar
  * date (suspend_d also lists announced future days) and closed calendar days are left out.
  */
-export async function mergeSuspensions(
-  client: pg.PoolClient,
-  s: StagedFile,
-  adj: StagedFile | undefined,
-): Promise<MergeCounts> {
+export async function mergeSuspensions(client: pg.PoolClient, staged: Staged): Promise<MergeCounts> {
+  const s = staged.get('suspend_d')!
+  const adj = staged.get('adj_factor')
   const factor = adj
     ? `coalesce((select a.adj_factor from ${ident(adj.name)} a where a.code = s.code and a.trade_date = s.trade_date),
         p.adj_factor)`
@@ -197,8 +237,10 @@ export async function mergeSuspensions(
   return counted(
     client,
     `insert into daily_bars (code, trade_date, open, high, low, close, pre_close, volume, amount, adj_factor,
-       is_suspended)
-     select s.code, s.trade_date, p.close, p.close, p.close, p.close, p.close, 0, 0, ${factor}, true
+       is_suspended, is_st)
+     select s.code, s.trade_date, p.close, p.close, p.close, p.close, p.close, 0, 0, ${factor}, true,
+       exists (select from st_periods st where st.code = s.code and s.trade_date >= st.start_date
+               and (st.end_date is null or s.trade_date <= st.end_date))
      from (select distinct code, trade_date from ${ident(s.name)}
            where suspend_type = 'S' and coalesce(${timing}, '') = '') s
      cross join lateral (select b.close, b.adj_factor from daily_bars b
@@ -210,32 +252,29 @@ export async function mergeSuspensions(
   )
 }
 
-/** is_st of the bars on the bundle's days and of the codes whose ST periods it brought, from st_periods. */
+/**
+ * is_st from st_periods for stored bars the day's INSERTs did not write: the bars stock_st names and every
+ * bar of the codes namechange brought (their periods may reach back).
+ */
 export async function refreshStFlags(client: pg.PoolClient, staged: Staged): Promise<number> {
-  const days = (['daily', 'suspend_d'] as const)
-    .map((k) => staged.get(k))
-    .filter((f): f is StagedFile => f !== undefined)
-    .map((f) => `select trade_date from ${ident(f.name)}`)
-  const codes = (['namechange', 'stock_st'] as const)
-    .map((k) => staged.get(k))
-    .filter((f): f is StagedFile => f !== undefined)
-    .map((f) => `select code from ${ident(f.name)}`)
-  const scope = [
-    days.length > 0 ? `b.trade_date in (${days.join(' union ')})` : '',
-    codes.length > 0 ? `b.code in (${codes.join(' union ')})` : '',
-  ].filter((c) => c !== '')
-  if (scope.length === 0) return 0
-  return rowCount(
-    client,
-    `update daily_bars b set is_st = st.flag
-     from (select b2.code, b2.trade_date, exists (select from st_periods p where p.code = b2.code
-             and b2.trade_date >= p.start_date and (p.end_date is null or b2.trade_date <= p.end_date)) as flag
-           from daily_bars b2 where ${scope.join(' or ').replaceAll('b.', 'b2.')}) st
-     where b.code = st.code and b.trade_date = st.trade_date and b.is_st is distinct from st.flag`,
-  )
+  const scopes: string[] = []
+  const stDays = staged.get('stock_st')
+  if (stDays) scopes.push(`(b.code, b.trade_date) in (select code, trade_date from ${ident(stDays.name)})`)
+  const names = staged.get('namechange')
+  if (names) scopes.push(`b.code in (select distinct code from ${ident(names.name)})`)
+  let changed = 0
+  for (const scope of scopes) {
+    changed += await rowCount(
+      client,
+      `update daily_bars b set is_st = ${ST_FLAG} where ${scope} and b.is_st is distinct from ${ST_FLAG}`,
+    )
+  }
+  return changed
 }
 
-export async function mergeDailyBasic(client: pg.PoolClient, s: StagedFile): Promise<MergeCounts> {
+/** daily_basic into daily_basics; its turnover onto stored bars the bundle's daily.csv does not hold. */
+export async function mergeDailyBasic(client: pg.PoolClient, staged: Staged): Promise<MergeCounts> {
+  const s = staged.get('daily_basic')!
   await refuseRepeats(client, 'daily_basic.csv', s, ['code', 'trade_date'])
   const cols = ['pe_ttm', 'pb', 'total_mv', 'circ_mv'].filter((c) => s.columns.has(c))
   const list = ['code', 'trade_date', ...cols].map(ident).join(', ')
@@ -252,7 +291,7 @@ export async function mergeDailyBasic(client: pg.PoolClient, s: StagedFile): Pro
   )
   if (s.columns.has('turnover_rate')) {
     await client.query(
-      `update daily_bars b set turnover_rate = s.turnover_rate from ${ident(s.name)} s
+      `update daily_bars b set turnover_rate = s.turnover_rate from ${notInDaily(s, staged.get('daily'))} s
        where b.code = s.code and b.trade_date = s.trade_date and b.turnover_rate is distinct from s.turnover_rate`,
     )
   }
@@ -290,13 +329,15 @@ export async function mergeFinaIndicator(client: pg.PoolClient, s: StagedFile): 
   )
 }
 
-export async function mergeStkLimit(client: pg.PoolClient, s: StagedFile): Promise<MergeCounts> {
+/** Limit prices onto stored bars the bundle's daily.csv does not hold (mergeDaily wrote the others). */
+export async function mergeStkLimit(client: pg.PoolClient, staged: Staged): Promise<MergeCounts> {
+  const s = staged.get('stk_limit')!
   await refuseRepeats(client, 'stk_limit.csv', s, ['code', 'trade_date'])
   const updated = await rowCount(
     client,
     `update daily_bars b set up_limit = ${column(s, 'up_limit', undefined, 's')},
        down_limit = ${column(s, 'down_limit', undefined, 's')}
-     from ${ident(s.name)} s
+     from ${notInDaily(s, staged.get('daily'))} s
      where b.code = s.code and b.trade_date = s.trade_date and (b.up_limit, b.down_limit)
        is distinct from (${column(s, 'up_limit', undefined, 's')}, ${column(s, 'down_limit', undefined, 's')})`,
   )
@@ -307,22 +348,28 @@ export async function mergeStkLimit(client: pg.PoolClient, s: StagedFile): Promi
 export async function mergeTushareBundle(
   client: pg.PoolClient,
   staged: Staged,
+  /** Filled with the milliseconds each step took. */
+  timings: Record<string, number> = {},
 ): Promise<Map<TushareStage, MergeCounts>> {
   const out = new Map<TushareStage, MergeCounts>()
   const run = async (stage: TushareStage, merge: (s: StagedFile) => Promise<MergeCounts>) => {
     const file = staged.get(stage)
-    if (file) out.set(stage, await merge(file))
+    if (!file) return
+    const started = performance.now()
+    out.set(stage, await merge(file))
+    timings[stage] = Math.round(performance.now() - started)
   }
-  const adj = staged.get('adj_factor')
   await run('trade_cal', (s) => mergeTradeCalendar(client, s))
   await run('namechange', (s) => mergeNameChanges(client, s))
   await run('stock_st', (s) => mergeStockSt(client, s))
-  await run('daily', (s) => mergeDaily(client, s, adj))
-  await run('adj_factor', (s) => mergeAdjFactors(client, s))
-  await run('suspend_d', (s) => mergeSuspensions(client, s, adj))
+  await run('daily', () => mergeDaily(client, staged))
+  await run('adj_factor', () => mergeAdjFactors(client, staged))
+  await run('suspend_d', () => mergeSuspensions(client, staged))
+  const stStarted = performance.now()
   await refreshStFlags(client, staged)
-  await run('daily_basic', (s) => mergeDailyBasic(client, s))
+  timings.is_st = Math.round(performance.now() - stStarted)
+  await run('daily_basic', () => mergeDailyBasic(client, staged))
   await run('fina_indicator', (s) => mergeFinaIndicator(client, s))
-  await run('stk_limit', (s) => mergeStkLimit(client, s))
+  await run('stk_limit', () => mergeStkLimit(client, staged))
   return out
 }

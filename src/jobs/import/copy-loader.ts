@@ -93,6 +93,11 @@ export async function copyIntoStaging(
   return stream.rowCount
 }
 
+/** Table statistics for the planner: without them a small staging table is joined by scanning the big one. */
+export async function analyzeStaging(client: pg.PoolClient, staging: Staging): Promise<void> {
+  await client.query(`analyze ${ident(staging.name)}`)
+}
+
 export interface UpsertCounts {
   readonly inserted: number
   readonly updated: number

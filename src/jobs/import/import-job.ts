@@ -16,6 +16,7 @@ import { BundleRowError, mergeTushareBundle, type StagedFile } from '../../stora
 import { throwIfAborted } from '../job.js'
 import type { Progress } from '../progress.js'
 import {
+  analyzeStaging,
   copyIntoStaging,
   createStaging,
   DuplicateKeyError,
@@ -182,6 +183,7 @@ async function importBundle(
       const { staging, rows } = await stageFile(deps, client, file, encoding, signal)
       const { table } = file.spec
       if (isStage(table)) {
+        await analyzeStaging(client, staging)
         staged.set(table, { name: staging.name, columns: new Set(staging.columns.map((c) => c.name)) })
         stagedRows.set(table, { rows, started: fileStarted })
         deps.progress.done(`${file.spec.file}: ${rows} rows staged`)
@@ -192,13 +194,15 @@ async function importBundle(
       }
     }
     deps.progress.start('merging the bundle', 1)
+    const mergeMs: Record<string, number> = {}
     const merged = await cancelOnAbort(() =>
-      mergeTushareBundle(client, staged).catch((err: unknown) => {
+      mergeTushareBundle(client, staged, mergeMs).catch((err: unknown) => {
         if (err instanceof BundleRowError) throw new ImportError(err.file, err.line, err.reason)
         throw err
       }),
     )
     deps.progress.done('bundle merged')
+    deps.log.info({ merge_ms: mergeMs }, 'tushare bundle merged')
     for (const [stage, { rows, started: fileStarted }] of stagedRows) {
       const counts = merged.get(stage) ?? { inserted: 0, updated: 0 }
       results.push(fileResult(`${stage}.csv`, rows, counts, fileStarted))
