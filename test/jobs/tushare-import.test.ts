@@ -333,6 +333,38 @@ describe('a build on the tushare bundle', () => {
     }
   })
 
+  it('applies theme edges only inside their validity and holdings from their as_of date', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'stockplan-dated-'))
+    try {
+      await writeFile(
+        path.join(dir, 'theme_edges.csv'),
+        'theme,segment,code,weight,valid_from,valid_to\n' +
+          '白酒消费,高端白酒,600519.SH,0.9,,\n' +
+          '低空经济,整机,302132.SZ,0.8,2024-03-01,\n' +
+          '低空经济,整机,689009.SH,0.5,2024-01-01,2024-02-29\n',
+      )
+      await writeFile(
+        path.join(dir, 'holdings.csv'),
+        'code,qty,cost_price,updated_at,as_of\n600519.SH,100,1650,2024-01-02,2024-01-02\n' +
+          '600519.SH,0,,2024-03-01,2024-03-01\n000001.SZ,500,9.1,2024-01-02,\n',
+      )
+      await importDirectory(
+        { db: t.db, pool: t.pool, log, progress: silentProgress },
+        { dir, format: 'native' },
+        signal,
+      )
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+    const edgeCodes = async (date: string) => (await services.market.edges(undefined, date)).map((e) => e.code).sort()
+    expect(await edgeCodes('2024-02-01')).toEqual(['600519.SH', '689009.SH'])
+    expect(await edgeCodes('2024-02-29')).toEqual(['600519.SH', '689009.SH'])
+    expect(await edgeCodes('2024-03-01')).toEqual(['302132.SZ', '600519.SH'])
+    expect([...(await services.inputs.heldCodes('2023-12-29'))]).toEqual(['000001.SZ'])
+    expect([...(await services.inputs.heldCodes('2024-02-01'))].sort()).toEqual(['000001.SZ', '600519.SH'])
+    expect([...(await services.inputs.heldCodes('2024-03-01'))]).toEqual(['000001.SZ'])
+  })
+
   it('refuses a date that is not a trading day, naming the nearest ones', async () => {
     await expect(services.steps.build({ date: '2024-01-13' }, signal)).rejects.toThrow(
       '2024-01-13 is a Saturday, not a trading day: the nearest trading days are 2024-01-12 (Friday) and 2024-01-15 (Monday); use one of those',

@@ -176,7 +176,7 @@ async function importBundle(
   const files = await inTransaction(deps, signal, async (client, cancelOnAbort) => {
     const results: ImportFileResult[] = []
     const staged = new Map<TushareStage, StagedFile>()
-    const stagedRows = new Map<TushareStage, { rows: number; started: number }>()
+    const stagedRows = new Map<TushareStage, { rows: number; stagingMs: number }>()
     for (const file of present) {
       throwIfAborted(signal)
       const fileStarted = performance.now()
@@ -185,7 +185,7 @@ async function importBundle(
       if (isStage(table)) {
         await analyzeStaging(client, staging)
         staged.set(table, { name: staging.name, columns: new Set(staging.columns.map((c) => c.name)) })
-        stagedRows.set(table, { rows, started: fileStarted })
+        stagedRows.set(table, { rows, stagingMs: performance.now() - fileStarted })
         deps.progress.done(`${file.spec.file}: ${rows} rows staged`)
       } else {
         const counts = await cancelOnAbort(() => upsert(client, file.spec, staging))
@@ -203,9 +203,11 @@ async function importBundle(
     )
     deps.progress.done('bundle merged')
     deps.log.info({ merge_ms: mergeMs }, 'tushare bundle merged')
-    for (const [stage, { rows, started: fileStarted }] of stagedRows) {
+    for (const [stage, { rows, stagingMs }] of stagedRows) {
       const counts = merged.get(stage) ?? { inserted: 0, updated: 0 }
-      results.push(fileResult(`${stage}.csv`, rows, counts, fileStarted))
+      // a staged file's time: reading it, plus its merge step
+      const result = fileResult(`${stage}.csv`, rows, counts, performance.now())
+      results.push({ ...result, ms: Math.round(stagingMs + (mergeMs[stage] ?? 0)) })
     }
     return results
   })
