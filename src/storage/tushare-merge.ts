@@ -28,6 +28,8 @@ export type Staged = ReadonlyMap<TushareStage, StagedFile>
 export interface MergeCounts {
   readonly inserted: number
   readonly updated: number
+  /** Staged rows left out on purpose (fina_indicator rows superseded within one announcement). */
+  readonly skipped?: number
 }
 
 /** A staged row the store cannot take; `line` is its line in `file`. */
@@ -302,7 +304,10 @@ export async function mergeFinaIndicator(client: pg.PoolClient, s: StagedFile): 
   const months = 'extract(month from end_date)::double precision'
   const eps = column(s, 'eps')
   const values = `eps, bvps, roe, gross_margin, ocf_to_np, debt_to_assets, revenue_yoy, np_yoy`
-  return counted(
+  const { rows } = await client.query<{ n: number }>(
+    `select (count(*) - count(distinct (code, end_date, ann_date)))::int as n from ${ident(s.name)}`,
+  )
+  const counts = await counted(
     client,
     `insert into financials (code, end_date, ann_date, ${values})
      select distinct on (code, end_date, ann_date) code, end_date, ann_date,
@@ -327,6 +332,7 @@ export async function mergeFinaIndicator(client: pg.PoolClient, s: StagedFile): 
        .map((c) => `excluded.${c}`)
        .join(', ')})`,
   )
+  return { ...counts, skipped: rows[0]?.n ?? 0 }
 }
 
 /** Limit prices onto stored bars the bundle's daily.csv does not hold (mergeDaily wrote the others). */

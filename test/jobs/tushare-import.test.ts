@@ -69,13 +69,16 @@ describe('tushare bundle import', () => {
       ['daily.csv', 861],
       ['adj_factor.csv', 864],
       ['daily_basic.csv', 861],
-      ['fina_indicator.csv', 9],
+      ['fina_indicator.csv', 8],
       ['namechange.csv', 3],
       ['suspend_d.csv', 6],
       ['stk_limit.csv', 2],
     ])
     expect(first.files.find((f) => f.file === 'daily.csv')).toMatchObject({ inserted: 861, updated: 0 })
     expect(first.files.find((f) => f.file === 'suspend_d.csv')).toMatchObject({ inserted: 3 })
+    // the update_flag 0 row of 600519.SH's 2023 report, superseded within the same announcement
+    expect(first.files.find((f) => f.file === 'fina_indicator.csv')).toMatchObject({ inserted: 8, skipped: 1 })
+    expect(first.summary).toMatch(/; 1 superseded row skipped$/)
   })
 
   it('takes the exchange from the ts_code suffix and the board from the code, with list status and dates', async () => {

@@ -206,7 +206,7 @@ async function importBundle(
     for (const [stage, { rows, stagingMs }] of stagedRows) {
       const counts = merged.get(stage) ?? { inserted: 0, updated: 0 }
       // a staged file's time: reading it, plus its merge step
-      const result = fileResult(`${stage}.csv`, rows, counts, performance.now())
+      const result = fileResult(`${stage}.csv`, rows - (counts.skipped ?? 0), counts, performance.now(), counts.skipped)
       results.push({ ...result, ms: Math.round(stagingMs + (mergeMs[stage] ?? 0)) })
     }
     return results
