@@ -1,8 +1,10 @@
 import type pg from 'pg'
 import type { Config } from './config.js'
+import { DEFAULT_BENCHMARK } from './domain/outcomes.js'
 import { runBuild } from './jobs/build.job.js'
 import { runChain } from './jobs/chain.job.js'
 import type { ChainStep } from './jobs/job.js'
+import { runOutcomes } from './jobs/outcomes.job.js'
 import { runPlan } from './jobs/plan.job.js'
 import { type Progress, silentProgress } from './jobs/progress.js'
 import { runPushPool } from './jobs/push-pool.job.js'
@@ -12,13 +14,16 @@ import { createLogicStateService, type LogicStateService } from './services/logi
 import { createPlanService, type PlanObserver, type PlanService } from './services/plan.service.js'
 import { createPlanAssembler, type PlanAssembler } from './services/plan-assembler.js'
 import { createSnapshotMeta, type SnapshotMetaReader } from './services/snapshot-meta.js'
+import { createTrackRecordService, type TrackRecordService } from './services/track-record.service.js'
 import { createVerdictService, type VerdictService } from './services/verdict.service.js'
 import type { Db } from './storage/db.js'
 import { createLookupRepository } from './storage/lookup.repository.js'
 import { createMarketDataRepository, type MarketDataRepository } from './storage/market-data.repository.js'
+import { createOutcomesRepository } from './storage/outcomes.repository.js'
 import { createPlanFiles, type PlanFiles } from './storage/plan-files.js'
 import { createPlanInputRepository, type PlanInputRepository } from './storage/plan-input.repository.js'
 import { createTierRepository, type TierRepository } from './storage/tier.repository.js'
+import { createTrackRecordRepository } from './storage/track-record.repository.js'
 import { resolveCodeVersion } from './version.js'
 
 export interface StoreHandle {
@@ -41,7 +46,8 @@ export interface Services {
   readonly plans: PlanService
   readonly verdicts: VerdictService
   readonly logicStates: LogicStateService
-  readonly steps: Readonly<{ build: ChainStep; plan: ChainStep; 'push-pool': ChainStep }>
+  readonly trackRecord: TrackRecordService
+  readonly steps: Readonly<{ build: ChainStep; plan: ChainStep; 'push-pool': ChainStep; outcomes: ChainStep }>
   readonly chain: (
     args: { date?: string },
     signal: AbortSignal,
@@ -150,6 +156,22 @@ export function createServices(
         args,
         signal,
       ),
+    outcomes: (args: { date?: string }, signal: AbortSignal) =>
+      runOutcomes(
+        {
+          outcomes: createOutcomesRepository(store.db),
+          market,
+          regimeOf: async (date) => {
+            const read = await files.readSnapshot(date)
+            return read.ok ? (read.snapshot.regime?.status ?? null) : null
+          },
+          latestBarDate: () => market.latestBarDate(),
+          benchmark: DEFAULT_BENCHMARK,
+          log,
+        },
+        args,
+        signal,
+      ),
   }
   return {
     config,
@@ -165,6 +187,7 @@ export function createServices(
     plans,
     verdicts,
     logicStates,
+    trackRecord: createTrackRecordService({ repository: createTrackRecordRepository(store.db) }),
     steps,
     chain: (args, signal, chainOptions) =>
       runChain({ pool: store.pool, latestBarDate: () => market.latestBarDate(), steps }, args, signal, chainOptions),
