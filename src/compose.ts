@@ -8,6 +8,7 @@ import { runOutcomes } from './jobs/outcomes.job.js'
 import { runPlan } from './jobs/plan.job.js'
 import { type Progress, silentProgress } from './jobs/progress.js'
 import { runPushPool } from './jobs/push-pool.job.js'
+import { type ReplayArgs, type ReplayResult, runReplay } from './jobs/replay.job.js'
 import type { Logger } from './logger.js'
 import { createLatestDate, type LatestDate } from './services/latest-date.js'
 import { createLogicStateService, type LogicStateService } from './services/logic-state.service.js'
@@ -22,6 +23,7 @@ import { createMarketDataRepository, type MarketDataRepository } from './storage
 import { createOutcomesRepository } from './storage/outcomes.repository.js'
 import { createPlanFiles, type PlanFiles } from './storage/plan-files.js'
 import { createPlanInputRepository, type PlanInputRepository } from './storage/plan-input.repository.js'
+import { createReplayRunsRepository } from './storage/replay-runs.repository.js'
 import { createTierRepository, type TierRepository } from './storage/tier.repository.js'
 import { createTrackRecordRepository } from './storage/track-record.repository.js'
 import { resolveCodeVersion } from './version.js'
@@ -53,6 +55,8 @@ export interface Services {
     signal: AbortSignal,
     options?: Parameters<typeof runChain>[3],
   ) => ReturnType<typeof runChain>
+  /** Build, plan and outcomes for each past trading day in order, with the chain's own step functions. */
+  readonly replay: (args: ReplayArgs, signal: AbortSignal, progress?: Progress) => Promise<ReplayResult>
   close(): Promise<void>
 }
 
@@ -117,7 +121,8 @@ export function createServices(
     version ??= resolveCodeVersion(config.codeCommit).version
     return version
   }
-  const steps = {
+  // Bound to a progress and a logger: the replay runs the same steps quietly under its own bar.
+  const stepsWith = (progress: Progress, log: Logger) => ({
     build: (args: { date?: string }, signal: AbortSignal) =>
       runBuild(
         { db: store.db, market, log, progress, codeVersion: codeVersion(), now, onBuilt: forgetTiers },
@@ -172,7 +177,8 @@ export function createServices(
         args,
         signal,
       ),
-  }
+  })
+  const steps = stepsWith(progress, log)
   return {
     config,
     log,
@@ -189,6 +195,22 @@ export function createServices(
     logicStates,
     trackRecord: createTrackRecordService({ repository: createTrackRecordRepository(store.db) }),
     steps,
+    replay: (args, signal, replayProgress = progress) =>
+      runReplay(
+        {
+          pool: store.pool,
+          calendar: (to) => market.calendar(to),
+          steps: stepsWith(
+            silentProgress,
+            log.level === 'debug' || log.level === 'trace' ? log : log.child({}, { level: 'warn' }),
+          ),
+          runs: createReplayRunsRepository(store.db),
+          progress: replayProgress,
+          log,
+        },
+        args,
+        signal,
+      ),
     chain: (args, signal, chainOptions) =>
       runChain({ pool: store.pool, latestBarDate: () => market.latestBarDate(), steps }, args, signal, chainOptions),
     close: () => latestDate.close(),

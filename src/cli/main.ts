@@ -6,6 +6,7 @@ import { registerDemoCommand } from './demo.command.js'
 import { registerImportCommand } from './import.command.js'
 import { registerJobCommands } from './jobs.command.js'
 import { registerReconcileCommand } from './reconcile.command.js'
+import { registerReplayCommand } from './replay.command.js'
 import { registerServeCommand } from './serve.command.js'
 
 const program = new Command('stockplan').description('Daily stock plan service').version('0.1.0')
@@ -14,6 +15,7 @@ registerDemoCommand(program)
 registerImportCommand(program)
 registerJobCommands(program)
 registerReconcileCommand(program)
+registerReplayCommand(program)
 registerDbCommands(program)
 
 try {
