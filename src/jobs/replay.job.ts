@@ -66,5 +66,10 @@ export async function runReplay(deps: ReplayDeps, args: ReplayArgs, signal: Abor
   }`
   deps.progress.done(summary)
   deps.log.info({ from: args.from, to: args.to, replayed: todo.length, resumedAfter: doneThrough }, 'replay finished')
-  return { summary, date: dates.at(-1)!, replayed: todo.length, resumedAfter: todo.length < dates.length ? doneThrough : null }
+  return {
+    summary,
+    date: dates.at(-1)!,
+    replayed: todo.length,
+    resumedAfter: todo.length < dates.length ? doneThrough : null,
+  }
 }

@@ -18,7 +18,9 @@ export function createReplayRunsRepository(db: Db) {
       await db
         .insertInto('replay_runs')
         .values({ from_date: from, to_date: to, done_through: date, updated_at: new Date() })
-        .onConflict((oc) => oc.columns(['from_date', 'to_date']).doUpdateSet({ done_through: date, updated_at: new Date() }))
+        .onConflict((oc) =>
+          oc.columns(['from_date', 'to_date']).doUpdateSet({ done_through: date, updated_at: new Date() }),
+        )
         .execute()
     },
   }
