@@ -3,6 +3,7 @@ import { ConfigError } from '../config.js'
 import { formatErrorLine } from '../scheduler/child-protocol.js'
 import { registerDbCommands } from './db.command.js'
 import { registerDemoCommand } from './demo.command.js'
+import { registerEvaluateCommand } from './evaluate.command.js'
 import { registerImportCommand } from './import.command.js'
 import { registerJobCommands } from './jobs.command.js'
 import { registerReconcileCommand } from './reconcile.command.js'
@@ -16,6 +17,7 @@ registerImportCommand(program)
 registerJobCommands(program)
 registerReconcileCommand(program)
 registerReplayCommand(program)
+registerEvaluateCommand(program)
 registerDbCommands(program)
 
 try {

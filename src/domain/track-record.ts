@@ -5,6 +5,7 @@
  * Portfolio model: on each plan day T the tradable `main` names get equal weights, bought at the open of T+1 and
  * held h days. With h = 1 that is a portfolio rebalanced every plan day and compounded exactly; with h > 1 the
  * h overlapping cohorts each hold 1/h of the capital, so day T adds (net excess of T's cohort) / h to the curve.
+ * A day without a tradable main name holds nothing and is left out of the curves and the IR.
  * Costs: every bought unit is later sold, so cost_T = bought share_T x (2 x commission + stamp duty in force on
  * the exit day). Turnover_T = the share of the portfolio bought on T (one-way; 1 on the first day).
  */
@@ -89,6 +90,9 @@ export interface PortfolioDay {
   readonly net_excess: number | null
   /** Value of 1 invested in the net excess (main minus benchmark after costs) at the end of the day's step. */
   readonly cum_excess: number
+  /** Value of 1 in the main list after costs, and of 1 in the benchmark, on the same 1/h steps. */
+  readonly cum_main: number
+  readonly cum_bench: number
 }
 
 export interface TrackRecord {
@@ -120,6 +124,8 @@ export interface TrackRecord {
     readonly max_drawdown: number | null
     readonly ir: number | null
     readonly mean_turnover: number | null
+    /** Plan days with at least one tradable main name (the others hold no position and are left out). */
+    readonly invested_days: number
     readonly costs: CostModel
   }
 }
@@ -211,6 +217,8 @@ function groupStats(
 function portfolio(days: readonly EvalDay[], horizon: number, costs: CostModel): TrackRecord['portfolio'] {
   let previous = new Map<string, number>()
   let value = 1
+  let mainValue = 1
+  let benchValue = 1
   const out: PortfolioDay[] = []
   for (const day of days) {
     const main = tradableRows(day).filter((r) => r.decision === 'main')
@@ -220,9 +228,14 @@ function portfolio(days: readonly EvalDay[], horizon: number, costs: CostModel):
     for (const [code, w] of weights) bought += Math.max(0, w - (previous.get(code) ?? 0))
     const ret = main.length > 0 ? main.reduce((s, r) => s + r.ret!, 0) / main.length : 0
     const cost = bought * roundTripCost(costs, day.exitDate)
-    const excess = day.benchRet === null ? null : ret - day.benchRet
+    // a day without tradable main names holds no position: it adds nothing to either curve
+    const excess = day.benchRet === null || main.length === 0 ? null : ret - day.benchRet
     const net = excess === null ? null : excess - cost
-    if (net !== null) value *= 1 + net / horizon
+    if (net !== null) {
+      value *= 1 + net / horizon
+      mainValue *= 1 + (ret - cost) / horizon
+      benchValue *= 1 + day.benchRet! / horizon
+    }
     out.push({
       date: day.date,
       names: main.length,
@@ -233,6 +246,8 @@ function portfolio(days: readonly EvalDay[], horizon: number, costs: CostModel):
       cost,
       net_excess: net,
       cum_excess: value,
+      cum_main: mainValue,
+      cum_bench: benchValue,
     })
     previous = weights
   }
@@ -244,6 +259,7 @@ function portfolio(days: readonly EvalDay[], horizon: number, costs: CostModel):
     max_drawdown: out.length ? maxDrawdown(out.map((d) => d.cum_excess)) : null,
     ir: s.mean !== null && s.sd ? (s.mean / s.sd) * Math.sqrt(252) : null,
     mean_turnover: out.length ? out.reduce((a, d) => a + d.turnover, 0) / out.length : null,
+    invested_days: nets.length,
     costs,
   }
 }

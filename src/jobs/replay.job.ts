@@ -64,7 +64,7 @@ export async function runReplay(deps: ReplayDeps, args: ReplayArgs, signal: Abor
   const summary = `replay ${dates[0]}..${dates.at(-1)}: ${todo.length} days replayed${
     todo.length < dates.length ? ` (resumed after ${doneThrough})` : ''
   }`
-  deps.progress.done(summary)
+  deps.progress.done(`${todo.length} days replayed`)
   deps.log.info({ from: args.from, to: args.to, replayed: todo.length, resumedAfter: doneThrough }, 'replay finished')
   return {
     summary,
