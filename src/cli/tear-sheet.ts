@@ -17,10 +17,21 @@ const pct = (v: number | null | undefined, d = 2): string =>
   v === null || v === undefined ? '–' : `${(v * 100).toFixed(d)}%`
 const num = (v: number | null | undefined, d = 3): string => (v === null || v === undefined ? '–' : v.toFixed(d))
 
+/** Terminal columns of a string: CJK and full-width characters take two. */
+function columns(text: string): number {
+  let n = 0
+  for (const ch of text)
+    n += /[\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/u.test(ch) ? 2 : 1
+  return n
+}
+
+const padEnd = (text: string, width: number): string => text + ' '.repeat(Math.max(0, width - columns(text)))
+const padStart = (text: string, width: number): string => ' '.repeat(Math.max(0, width - columns(text))) + text
+
 function tableText(head: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
+  const widths = head.map((h, i) => Math.max(columns(h), ...rows.map((r) => columns(r[i]!))))
   const line = (cells: readonly string[]) =>
-    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')
+    cells.map((c, i) => (i === 0 ? padEnd(c, widths[i]!) : padStart(c, widths[i]!))).join('  ')
   return [line(head), widths.map((w) => '─'.repeat(w)).join('  '), ...rows.map(line)].join('\n')
 }
 

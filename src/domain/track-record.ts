@@ -257,12 +257,15 @@ function portfolio(days: readonly EvalDay[], horizon: number, costs: CostModel):
     days: out,
     cum_excess: out.length ? value - 1 : null,
     max_drawdown: out.length ? maxDrawdown(out.map((d) => d.cum_excess)) : null,
-    ir: s.mean !== null && s.sd ? (s.mean / s.sd) * Math.sqrt(252) : null,
+    ir: s.n >= MIN_IR_DAYS && s.mean !== null && s.sd ? (s.mean / s.sd) * Math.sqrt(252) : null,
     mean_turnover: out.length ? out.reduce((a, d) => a + d.turnover, 0) / out.length : null,
     invested_days: nets.length,
     costs,
   }
 }
+
+/** Fewer invested days than this give no information ratio: an annualised figure from a handful of days misleads. */
+export const MIN_IR_DAYS = 20
 
 export interface EvaluateOptions {
   readonly horizon: number

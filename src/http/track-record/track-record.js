@@ -94,6 +94,8 @@ function draw(report) {
     `${report.from ?? '–'} .. ${report.to ?? '–'}, horizon ${report.horizon} trading days (buy at the T+1 open, sell at the T+${report.horizon} close), ` +
     `benchmark ${report.benchmark}; ${report.rows} published rows${untradable ? `, left out as untradable: ${untradable}` : ''}. ` +
     `Costs: commission ${pct(report.portfolio.costs.commission, 3)} a side plus sell-side stamp duty by date.`
+  $('equity-note').textContent =
+    `${report.portfolio.invested_days} of ${report.days} plan days had tradable main names; the others hold nothing and leave the curves flat.`
   if (report.days === 0) return
 
   const xs = days.map((d) => dayTs(d.date))
@@ -105,11 +107,23 @@ function draw(report) {
         height: 280,
         series: [
           {},
-          { label: 'main (after costs)', stroke: '#1f5fbf', width: 2, value: (_u, v) => num(v, 4) },
-          { label: 'benchmark', stroke: '#8a94a3', width: 2, value: (_u, v) => num(v, 4) },
-          { label: 'excess (main − benchmark)', stroke: '#1b7f3b', width: 2, value: (_u, v) => num(v, 4) },
+          {
+            label: 'main (after costs)',
+            stroke: '#1f5fbf',
+            width: 2,
+            points: { show: false },
+            value: (_u, v) => num(v, 4),
+          },
+          { label: 'benchmark', stroke: '#8a94a3', width: 2, points: { show: false }, value: (_u, v) => num(v, 4) },
+          {
+            label: 'excess (main − benchmark)',
+            stroke: '#1b7f3b',
+            width: 2,
+            points: { show: false },
+            value: (_u, v) => num(v, 4),
+          },
         ],
-        axes: [{}, { values: (_u, ticks) => ticks.map((t) => t.toFixed(2)) }],
+        axes: [{}, { size: 64, values: (_u, ticks) => ticks.map((t) => t.toFixed(3)) }],
       },
       [xs, days.map((d) => d.cum_main), days.map((d) => d.cum_bench), days.map((d) => d.cum_excess)],
       equityEl,
@@ -136,7 +150,7 @@ function draw(report) {
           },
           { label: '10-day mean', stroke: '#b42318', width: 2, value: (_u, v) => num(v) },
         ],
-        axes: [{}, { values: (_u, ticks) => ticks.map((t) => t.toFixed(2)) }],
+        axes: [{}, { size: 64, values: (_u, ticks) => ticks.map((t) => t.toFixed(2)) }],
       },
       [daily.map((d) => dayTs(d.date)), icValues, rolling(icValues, 10)],
       icEl,
@@ -163,7 +177,7 @@ function draw(report) {
         ],
         axes: [
           { values: (_u, ticks) => ticks.map((t) => (Number.isInteger(t) ? `Q${t}` : '')) },
-          { values: (_u, ticks) => ticks.map((t) => `${(t * 100).toFixed(2)}%`) },
+          { size: 70, values: (_u, ticks) => ticks.map((t) => `${(t * 100).toFixed(2)}%`) },
         ],
       },
       [[1, 2, 3, 4, 5], report.quintiles.mean_ret],
