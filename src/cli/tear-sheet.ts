@@ -3,11 +3,14 @@ import type { TrackRecordReport } from '../services/track-record.service.js'
 
 const BLOCKS = '▁▂▃▄▅▆▇█'
 
-/** A one-line sparkline of a series, `width` characters wide at most (resampled by taking every k-th point). */
+/** A one-line sparkline of a series, `width` characters wide at most (resampled evenly, first and last kept). */
 export function sparkline(values: readonly number[], width = 60): string {
   if (values.length === 0) return ''
-  const step = Math.max(1, Math.ceil(values.length / width))
-  const points = values.filter((_, i) => i % step === 0 || i === values.length - 1)
+  const n = Math.min(width, values.length)
+  const points =
+    n === values.length
+      ? [...values]
+      : Array.from({ length: n }, (_, k) => values[Math.round((k * (values.length - 1)) / (n - 1))]!)
   const lo = Math.min(...points)
   const hi = Math.max(...points)
   return points.map((v) => BLOCKS[hi === lo ? 3 : Math.round(((v - lo) / (hi - lo)) * (BLOCKS.length - 1))]).join('')
