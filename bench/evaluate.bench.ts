@@ -86,8 +86,10 @@ for (let r = 0; r < rounds; r++) {
         where o.horizon = 5`.execute(db),
   )
   baselines.push(base)
+  console.log(`round ${r + 1}: bare read ${(base / 1000).toFixed(2)} s`)
   const [report, total] = await timed(() => services.trackRecord.evaluate({ horizon: 5, benchmark: '000300.SH' }))
   totals.push(total)
+  console.log(`round ${r + 1}: evaluate ${(total / 1000).toFixed(2)} s`)
   const [loaded, read] = await timed(() => repository.days({ horizon: 5, components: SCORE_COMPONENTS }))
   reads.push(read)
   const [, compute] = await timed(async () =>

@@ -1,21 +1,24 @@
 /** Statistics of the track record: rank correlation, Newey-West t, drawdown. Pure functions, no I/O. */
 
 /** Average ranks (1-based), ties sharing their mean rank. */
-export function averageRanks(values: readonly number[]): number[] {
-  const order = values.map((v, i) => [v, i] as const).sort((a, b) => a[0] - b[0])
-  const ranks = new Array<number>(values.length)
+export function averageRanks(values: readonly number[]): Float64Array {
+  const n = values.length
+  const order = new Uint32Array(n)
+  for (let i = 0; i < n; i++) order[i] = i
+  order.sort((a, b) => values[a]! - values[b]!)
+  const ranks = new Float64Array(n)
   let i = 0
-  while (i < order.length) {
+  while (i < n) {
     let j = i
-    while (j + 1 < order.length && order[j + 1]![0] === order[i]![0]) j++
+    while (j + 1 < n && values[order[j + 1]!] === values[order[i]!]) j++
     const rank = (i + j) / 2 + 1
-    for (let k = i; k <= j; k++) ranks[order[k]![1]] = rank
+    for (let k = i; k <= j; k++) ranks[order[k]!] = rank
     i = j + 1
   }
   return ranks
 }
 
-export function pearson(x: readonly number[], y: readonly number[]): number | null {
+export function pearson(x: ArrayLike<number>, y: ArrayLike<number>): number | null {
   const n = x.length
   if (n < 3 || y.length !== n) return null
   let mx = 0
