@@ -9,7 +9,7 @@
  * Costs: every bought unit is later sold, so cost_T = bought share_T x (2 x commission + stamp duty in force on
  * the exit day). Turnover_T = the share of the portfolio bought on T (one-way; 1 on the first day).
  */
-import { maxDrawdown, type SeriesSummary, spearman, summarise } from './track-stats.js'
+import { averageRanks, maxDrawdown, pearson, type SeriesSummary, spearman, summarise } from './track-stats.js'
 
 /**
  * The score components stored in `tier_scores` that get their own IC. One list: the storage layer selects these
@@ -139,29 +139,34 @@ function icSummary(values: readonly number[], lags: number): IcSummary {
   return { ...s, icir: s.mean !== null && s.sd ? s.mean / s.sd : null }
 }
 
+const tradableByDay = new WeakMap<EvalDay, EvalRow[]>()
+
+/** The day's rows with a return (computed once per day: every figure starts from them). */
 function tradableRows(day: EvalDay): EvalRow[] {
-  return day.rows.filter((r) => r.tradable && r.ret !== null)
+  let rows = tradableByDay.get(day)
+  if (!rows) {
+    rows = day.rows.filter((r) => r.tradable && r.ret !== null)
+    tradableByDay.set(day, rows)
+  }
+  return rows
 }
 
 function dailyIc(day: EvalDay, components: readonly string[]): DailyIc {
   const rows = tradableRows(day)
-  const rets = rows.map((r) => r.ret!)
+  const retRanks = averageRanks(rows.map((r) => r.ret!))
+  const ic = (values: number[]) => (rows.length < 3 ? null : pearson(averageRanks(values), retRanks))
   const out: Record<string, number | null> = {}
   for (const name of components) {
     const present = rows.filter((r) => r.components[name] !== null && r.components[name] !== undefined)
-    out[name] = spearman(
-      present.map((r) => r.components[name]!),
-      present.map((r) => r.ret!),
-    )
+    out[name] =
+      present.length === rows.length
+        ? ic(present.map((r) => r.components[name]!))
+        : spearman(
+            present.map((r) => r.components[name]!),
+            present.map((r) => r.ret!),
+          )
   }
-  return {
-    date: day.date,
-    score: spearman(
-      rows.map((r) => r.score),
-      rets,
-    ),
-    components: out,
-  }
+  return { date: day.date, score: ic(rows.map((r) => r.score)), components: out }
 }
 
 /** Mean return per score quintile on one day (rank-based buckets, ties by code); null under 5 rows. */
