@@ -163,7 +163,11 @@ function draw(report) {
       {
         width: width(qEl),
         height: 220,
-        scales: { x: { time: false, range: [0.5, 5.5] } },
+        // bars start at zero, so their lengths compare honestly
+        scales: {
+          x: { time: false, range: [0.5, 5.5] },
+          y: { range: (_u, min, max) => [Math.min(0, min), Math.max(0, max) * 1.1 || 0.001] },
+        },
         series: [
           { label: 'quintile' },
           {
