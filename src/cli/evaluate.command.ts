@@ -1,8 +1,6 @@
 import type { Command } from 'commander'
 import { DEFAULT_BENCHMARK, HORIZONS } from '../domain/outcomes.js'
-import { withContext } from './context.js'
 import { parseIntIn, parseIsoDate } from './options.js'
-import { renderTearSheet } from './tear-sheet.js'
 
 interface EvaluateOptions {
   from?: string
@@ -22,8 +20,12 @@ export function registerEvaluateCommand(program: Command): void {
     .option('--horizon <H>', `holding period in trading days (${HORIZONS.join(', ')})`, parseIntIn(1, 20), 5)
     .option('--benchmark <CODE>', 'index code in index_bars', DEFAULT_BENCHMARK)
     .option('--json', 'print the figures as JSON', false)
-    .action((opts: EvaluateOptions) =>
-      withContext(async ({ services }) => {
+    .action(async (opts: EvaluateOptions) => {
+      const [{ withContext }, { renderTearSheet }] = await Promise.all([
+        import('./context.js'),
+        import('./tear-sheet.js'),
+      ])
+      await withContext(async ({ services }) => {
         const report = await services.trackRecord.evaluate({
           from: opts.from,
           to: opts.to,
@@ -31,6 +33,6 @@ export function registerEvaluateCommand(program: Command): void {
           benchmark: opts.benchmark,
         })
         console.log(opts.json ? JSON.stringify(report, null, 2) : renderTearSheet(report))
-      }),
-    )
+      })
+    })
 }
