@@ -31,8 +31,10 @@ const store = await openStore(config, log)
 const db = store.db
 const services = createServices(config, log, store)
 
-const have = await sql<{ n: number }>`select count(*)::int as n from plan_outcomes where horizon = 5`.execute(db)
-if (have.rows[0]!.n !== stocks * days) {
+const have = await sql<{ n: number; scores: number }>`
+  select (select count(*)::int from plan_outcomes where horizon = 5) as n,
+    (select count(distinct score)::int from tier_scores) as scores`.execute(db)
+if (have.rows[0]!.n !== stocks * days || have.rows[0]!.scores < 100) {
   console.log(`synthesising ${stocks} x ${days} tier rows, daily rows and outcomes (once) ...`)
   const [, ms] = await timed(async () => {
     await db.transaction().execute(async (trx) => {
@@ -45,12 +47,11 @@ if (have.rows[0]!.n !== stocks * days) {
       await sql`insert into index_bars (code, trade_date, open, high, low, close, volume, amount)
         select '000300.SH', d, 3900 + i, 3910 + i, 3890 + i, 3900 + i * 1.2, 1, 1 from bench_days`.execute(trx)
       await sql`insert into tier_scores (trade_date, code, score, rank, tier, theme, upside, heat, transmission, build_id)
-        select b.d, lpad(c::text, 6, '0') || '.SZ', s.score, 0,
-          case when s.score >= 90 then 'main' when s.score >= 70 then 'observe' else 'reject' end,
+        select d, lpad(c::text, 6, '0') || '.SZ', score, 0,
+          case when score >= 90 then 'main' when score >= 70 then 'observe' else 'reject' end,
           'theme ' || (c % 40), random(), random() * 100, random(), 'bench'
-        from bench_days b cross join generate_series(1, ${stocks}) c
-        cross join lateral (select round((random() * 100)::numeric, 2)::float8 as score) s
-        where b.i <= ${days}`.execute(trx)
+        from (select b.d, c, round((random() * 100)::numeric, 2)::float8 as score
+          from bench_days b cross join generate_series(1, ${stocks}) c where b.i <= ${days}) s`.execute(trx)
       await sql`insert into stock_daily (code, trade_date, verdict, card_rank, plan_version, logic_state, score,
           score_ema, state_since, state_rule, code_version)
         select code, trade_date, tier, null, '1',
@@ -59,12 +60,12 @@ if (have.rows[0]!.n !== stocks * days) {
         from tier_scores`.execute(trx)
       await sql`insert into plan_outcomes (trade_date, horizon, code, entry_date, exit_date, tradable, reason, ret,
           benchmark, bench_ret, universe_ret, excess, regime)
-        select t.trade_date, 5, t.code, e.d, x.d, r.u > 0.01, case when r.u > 0.01 then null else 'suspended' end,
-          case when r.u > 0.01 then (t.score - 50) / 5000 + (random() - 0.5) * 0.1 end, '000300.SH', 0.01, 0, null,
-          (array['strong','neutral','weak'])[1 + (b.i % 3)::int]
-        from tier_scores t join bench_days b on b.d = t.trade_date
-        join bench_days e on e.i = b.i + 1 join bench_days x on x.i = b.i + 5
-        cross join lateral (select random() as u) r`.execute(trx)
+        select trade_date, 5, code, e, x, u > 0.01, case when u > 0.01 then null else 'suspended' end,
+          case when u > 0.01 then (score - 50) / 5000 + (random() - 0.5) * 0.1 end, '000300.SH', 0.01, 0, null,
+          (array['strong','neutral','weak'])[1 + (i % 3)::int]
+        from (select t.trade_date, t.code, t.score, b.i, e.d as e, x.d as x, random() as u
+          from tier_scores t join bench_days b on b.d = t.trade_date
+          join bench_days e on e.i = b.i + 1 join bench_days x on x.i = b.i + 5) s`.execute(trx)
     })
     await sql`analyze`.execute(db)
   })
