@@ -1,24 +1,31 @@
 import type pg from 'pg'
 import type { Config } from './config.js'
+import { DEFAULT_BENCHMARK } from './domain/outcomes.js'
 import { runBuild } from './jobs/build.job.js'
 import { runChain } from './jobs/chain.job.js'
 import type { ChainStep } from './jobs/job.js'
+import { runOutcomes } from './jobs/outcomes.job.js'
 import { runPlan } from './jobs/plan.job.js'
 import { type Progress, silentProgress } from './jobs/progress.js'
 import { runPushPool } from './jobs/push-pool.job.js'
+import { type ReplayArgs, type ReplayResult, runReplay } from './jobs/replay.job.js'
 import type { Logger } from './logger.js'
 import { createLatestDate, type LatestDate } from './services/latest-date.js'
 import { createLogicStateService, type LogicStateService } from './services/logic-state.service.js'
 import { createPlanService, type PlanObserver, type PlanService } from './services/plan.service.js'
 import { createPlanAssembler, type PlanAssembler } from './services/plan-assembler.js'
 import { createSnapshotMeta, type SnapshotMetaReader } from './services/snapshot-meta.js'
+import { createTrackRecordService, type TrackRecordService } from './services/track-record.service.js'
 import { createVerdictService, type VerdictService } from './services/verdict.service.js'
 import type { Db } from './storage/db.js'
 import { createLookupRepository } from './storage/lookup.repository.js'
 import { createMarketDataRepository, type MarketDataRepository } from './storage/market-data.repository.js'
+import { createOutcomesRepository } from './storage/outcomes.repository.js'
 import { createPlanFiles, type PlanFiles } from './storage/plan-files.js'
 import { createPlanInputRepository, type PlanInputRepository } from './storage/plan-input.repository.js'
+import { createReplayRunsRepository } from './storage/replay-runs.repository.js'
 import { createTierRepository, type TierRepository } from './storage/tier.repository.js'
+import { createTrackRecordRepository } from './storage/track-record.repository.js'
 import { resolveCodeVersion } from './version.js'
 
 export interface StoreHandle {
@@ -41,12 +48,15 @@ export interface Services {
   readonly plans: PlanService
   readonly verdicts: VerdictService
   readonly logicStates: LogicStateService
-  readonly steps: Readonly<{ build: ChainStep; plan: ChainStep; 'push-pool': ChainStep }>
+  readonly trackRecord: TrackRecordService
+  readonly steps: Readonly<{ build: ChainStep; plan: ChainStep; 'push-pool': ChainStep; outcomes: ChainStep }>
   readonly chain: (
     args: { date?: string },
     signal: AbortSignal,
     options?: Parameters<typeof runChain>[3],
   ) => ReturnType<typeof runChain>
+  /** Build, plan and outcomes for each past trading day in order, with the chain's own step functions. */
+  readonly replay: (args: ReplayArgs, signal: AbortSignal, progress?: Progress) => Promise<ReplayResult>
   close(): Promise<void>
 }
 
@@ -111,7 +121,8 @@ export function createServices(
     version ??= resolveCodeVersion(config.codeCommit).version
     return version
   }
-  const steps = {
+  // Bound to a progress and a logger: the replay runs the same steps quietly under its own bar.
+  const stepsWith = (progress: Progress, log: Logger) => ({
     build: (args: { date?: string }, signal: AbortSignal) =>
       runBuild(
         { db: store.db, market, log, progress, codeVersion: codeVersion(), now, onBuilt: forgetTiers },
@@ -150,7 +161,24 @@ export function createServices(
         args,
         signal,
       ),
-  }
+    outcomes: (args: { date?: string }, signal: AbortSignal) =>
+      runOutcomes(
+        {
+          outcomes: createOutcomesRepository(store.db),
+          market,
+          regimeOf: async (date) => {
+            const read = await files.readSnapshot(date)
+            return read.ok ? (read.snapshot.regime?.status ?? null) : null
+          },
+          latestBarDate: () => market.latestBarDate(),
+          benchmark: DEFAULT_BENCHMARK,
+          log,
+        },
+        args,
+        signal,
+      ),
+  })
+  const steps = stepsWith(progress, log)
   return {
     config,
     log,
@@ -165,7 +193,24 @@ export function createServices(
     plans,
     verdicts,
     logicStates,
+    trackRecord: createTrackRecordService({ repository: createTrackRecordRepository(store.db) }),
     steps,
+    replay: (args, signal, replayProgress = progress) =>
+      runReplay(
+        {
+          pool: store.pool,
+          calendar: (to) => market.calendar(to),
+          steps: stepsWith(
+            silentProgress,
+            log.level === 'debug' || log.level === 'trace' ? log : log.child({}, { level: 'warn' }),
+          ),
+          runs: createReplayRunsRepository(store.db),
+          progress: replayProgress,
+          log,
+        },
+        args,
+        signal,
+      ),
     chain: (args, signal, chainOptions) =>
       runChain({ pool: store.pool, latestBarDate: () => market.latestBarDate(), steps }, args, signal, chainOptions),
     close: () => latestDate.close(),

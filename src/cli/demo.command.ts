@@ -1,4 +1,4 @@
-import type { Command } from 'commander'
+import { type Command, InvalidArgumentError } from 'commander'
 import { DEMO_DEFAULTS } from '../jobs/demo/generate.js'
 import { parseIntIn } from './options.js'
 
@@ -6,10 +6,20 @@ interface DemoCliOptions {
   stocks: number
   days: number
   seed: number
+  signal: number
   history: number
   regenerate: boolean
   serve: boolean
 }
+
+function parseSignal(value: string): number {
+  const n = Number(value)
+  if (!/^\d+(\.\d+)?$/.test(value) || n > 5) throw new InvalidArgumentError('expected a number in 0..5')
+  return n
+}
+
+/** Plan days replayed by default: 60 with 5-day outcomes, plus the 5 days whose outcomes are still open, and margin. */
+export const DEMO_HISTORY = 70
 
 export function registerDemoCommand(program: Command): void {
   program
@@ -18,7 +28,13 @@ export function registerDemoCommand(program: Command): void {
     .option('--stocks <N>', 'number of stocks', parseIntIn(10, 6000), DEMO_DEFAULTS.stocks)
     .option('--days <D>', 'trading days of history', parseIntIn(2, 2500), DEMO_DEFAULTS.days)
     .option('--seed <S>', 'random seed', parseIntIn(0, 2 ** 31), DEMO_DEFAULTS.seed)
-    .option('--history <K>', 'run the chain for the last K days', parseIntIn(1, 60), 5)
+    .option(
+      '--signal <S>',
+      'strength of the planted factor structure: 1 as documented in the README, 0 for no signal at all',
+      parseSignal,
+      DEMO_DEFAULTS.signal,
+    )
+    .option('--history <K>', 'replay the chain for the last K days', parseIntIn(1, 2500), DEMO_HISTORY)
     .option('--regenerate', 'generate and import again even if this demo is already loaded', false)
     .option('--serve', 'start the service afterwards (in the foreground)', false)
     .action(async (opts: DemoCliOptions) => {

@@ -3,9 +3,11 @@ import { ConfigError } from '../config.js'
 import { formatErrorLine } from '../scheduler/child-protocol.js'
 import { registerDbCommands } from './db.command.js'
 import { registerDemoCommand } from './demo.command.js'
+import { registerEvaluateCommand } from './evaluate.command.js'
 import { registerImportCommand } from './import.command.js'
 import { registerJobCommands } from './jobs.command.js'
 import { registerReconcileCommand } from './reconcile.command.js'
+import { registerReplayCommand } from './replay.command.js'
 import { registerServeCommand } from './serve.command.js'
 
 const program = new Command('stockplan').description('Daily stock plan service').version('0.1.0')
@@ -14,6 +16,8 @@ registerDemoCommand(program)
 registerImportCommand(program)
 registerJobCommands(program)
 registerReconcileCommand(program)
+registerReplayCommand(program)
+registerEvaluateCommand(program)
 registerDbCommands(program)
 
 try {

@@ -7,6 +7,7 @@ import type { Logger } from '../logger.js'
 import type { LogicStateService } from '../services/logic-state.service.js'
 import { createMetrics, type Metrics } from '../services/metrics.js'
 import type { PlanService } from '../services/plan.service.js'
+import type { TrackRecordService } from '../services/track-record.service.js'
 import type { VerdictService } from '../services/verdict.service.js'
 import type { TierRepository } from '../storage/tier.repository.js'
 import { installAccessLog } from './plugins/access-log.js'
@@ -17,6 +18,8 @@ import healthRoutes from './routes/health.routes.js'
 import logicStateRoutes from './routes/logic-state.routes.js'
 import metricsRoutes from './routes/metrics.routes.js'
 import planRoutes from './routes/plan.routes.js'
+import trackRecordRoutes from './routes/track-record.routes.js'
+import trackRecordViewerRoutes from './routes/track-record-viewer.routes.js'
 import verdictRoutes from './routes/verdict.routes.js'
 import viewerRoutes from './routes/viewer.routes.js'
 
@@ -28,6 +31,7 @@ export interface AppDeps {
   readonly plans: PlanService
   readonly verdicts: VerdictService
   readonly logicStates: LogicStateService
+  readonly trackRecord: TrackRecordService
   /** Request metrics and `GET /metrics`; a fresh registry when not given. */
   readonly metrics?: Metrics
   /** Registered last, e.g. the scheduler router when its key is configured. */
@@ -87,6 +91,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(verdictRoutes, { verdicts: deps.verdicts })
   await app.register(logicStateRoutes, { logicStates: deps.logicStates })
   await app.register(viewerRoutes, { version: APP_VERSION })
+  await app.register(trackRecordRoutes, { trackRecord: deps.trackRecord })
+  await app.register(trackRecordViewerRoutes)
   for (const plugin of deps.extraPlugins ?? []) await plugin(app)
   return app
 }

@@ -2,7 +2,7 @@ import type pg from 'pg'
 import { withChainLock } from '../storage/chain-lock.js'
 import { type ChainStep, type DateArgs, type JobResult, throwIfAborted } from './job.js'
 
-export type StepName = 'build' | 'plan' | 'push-pool'
+export type StepName = 'build' | 'plan' | 'push-pool' | 'outcomes'
 
 export class ChainStepError extends Error {
   override name = 'ChainStepError'
@@ -27,9 +27,10 @@ export interface ChainOptions {
   readonly onStep?: (step: StepName, event: 'start' | 'ok', detail?: string) => void | Promise<void>
 }
 
-const ORDER: readonly StepName[] = ['build', 'plan', 'push-pool']
+// outcomes last: the pool reaches the PMS first; the track record is bookkeeping
+const ORDER: readonly StepName[] = ['build', 'plan', 'push-pool', 'outcomes']
 
-/** build, then plan, then push-pool for one date under the date's advisory lock; stops at the first failure. */
+/** build, then plan, then push-pool, then outcomes for one date under the date's advisory lock; stops at the first failure. */
 export async function runChain(
   deps: ChainDeps,
   args: DateArgs,

@@ -7,10 +7,11 @@ import type { MarketDataRepository } from '../storage/market-data.repository.js'
 import type { PlanFiles } from '../storage/plan-files.js'
 import type { Store } from '../storage/store.js'
 import type { TierRepository } from '../storage/tier.repository.js'
-import { type DemoOptions, generateDemoMarket } from './demo/generate.js'
+import { DEMO_DEFAULTS, type DemoOptions, generateDemoMarket } from './demo/generate.js'
 import { importDirectory } from './import/import-job.js'
-import type { ChainStep } from './job.js'
+import type { ChainStep, JobResult } from './job.js'
 import type { Progress } from './progress.js'
+import type { ReplayArgs } from './replay.job.js'
 
 /** What the demo needs from the services: exactly this, never the whole set. */
 export interface DemoDeps {
@@ -20,12 +21,15 @@ export interface DemoDeps {
   readonly files: Pick<PlanFiles, 'snapshotStamp'>
   readonly market: Pick<MarketDataRepository, 'calendar'>
   readonly chain: ChainStep
+  /** The in-process replay of the chain's steps over past days (replay.job.ts). */
+  readonly replay: (args: ReplayArgs, signal: AbortSignal, progress?: Progress) => Promise<JobResult>
+  readonly steps: Readonly<{ 'push-pool': ChainStep }>
 }
 
 export interface DemoArgs extends DemoOptions {
   /** Generate and import again even when the same demo is already in the store. */
   readonly regenerate: boolean
-  /** How many of the last trading days to run the chain for (logic states need a history). */
+  /** How many of the last trading days to replay the chain for (logic states and the track record need them). */
   readonly history: number
 }
 
@@ -33,6 +37,8 @@ interface Marker {
   readonly stocks: number
   readonly days: number
   readonly seed: number
+  readonly signal: number
+  readonly history: number
   readonly lastDate: string
 }
 
@@ -49,7 +55,15 @@ async function readMarker(dir: string): Promise<Marker | undefined> {
 /** Reuse when the same demo was imported and planned before: `npm run demo` then starts in seconds. */
 async function isReusable(services: DemoDeps, dir: string, args: DemoArgs): Promise<Marker | undefined> {
   const marker = await readMarker(dir)
-  if (!marker || marker.stocks !== args.stocks || marker.days !== args.days || marker.seed !== args.seed)
+  const signal = args.signal ?? DEMO_DEFAULTS.signal
+  if (
+    !marker ||
+    marker.stocks !== args.stocks ||
+    marker.days !== args.days ||
+    marker.seed !== args.seed ||
+    marker.signal !== signal ||
+    marker.history !== args.history
+  )
     return undefined
   const [latest, snapshot] = await Promise.all([
     services.tiers.latestDate(),
@@ -84,14 +98,20 @@ export async function runDemo(
   )
   const calendar = await services.market.calendar(generated.lastDate)
   const dates = calendar.slice(-Math.max(1, args.history))
-  for (const date of dates) {
-    const result = await services.chain({ date }, signal)
-    services.log.info({ date, summary: result.summary }, 'demo chain finished')
+  // the chain's own steps, day after day in this process: tier scores, plans, logic states and outcomes
+  await services.replay({ from: dates[0]!, to: dates.at(-1)!, restart: true }, signal, progress)
+  await services.steps['push-pool']({ date: dates.at(-1)! }, signal)
+  const marker: Marker = {
+    stocks: args.stocks,
+    days: args.days,
+    seed: args.seed,
+    signal: args.signal ?? DEMO_DEFAULTS.signal,
+    history: args.history,
+    lastDate: generated.lastDate,
   }
-  const marker: Marker = { stocks: args.stocks, days: args.days, seed: args.seed, lastDate: generated.lastDate }
   await writeFileAtomic(path.join(dir, MARKER), `${JSON.stringify(marker)}\n`)
   return {
-    summary: `demo ${generated.lastDate}: ${args.stocks} stocks x ${args.days} days imported, chain run for ${dates.length} days`,
+    summary: `demo ${generated.lastDate}: ${args.stocks} stocks x ${args.days} days imported, chain replayed for ${dates.length} days`,
     lastDate: generated.lastDate,
     reused: false,
   }

@@ -2,6 +2,7 @@ import type { Kysely, Migration, MigrationProvider, MigrationResultSet } from 'k
 import { Migrator } from 'kysely'
 import * as initial from './migrations/0001-initial.js'
 import * as planWrittenNotify from './migrations/0002-plan-written-notify.js'
+import * as planOutcomes from './migrations/0010-plan-outcomes.js'
 import * as pointInTime from './migrations/0012-point-in-time.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations are frozen in time and typed against no schema (kysely's advice)
@@ -10,6 +11,7 @@ type AnyDb = Kysely<any>
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': initial,
   '0002-plan-written-notify': planWrittenNotify,
+  '0010-plan-outcomes': planOutcomes,
   '0012-point-in-time': pointInTime,
 }
 

@@ -1,4 +1,5 @@
 import type { ColumnType, Insertable, Selectable } from 'kysely'
+import type { UntradableReason } from '../domain/outcomes.js'
 
 /** ISO date string `YYYY-MM-DD` (the DATE type parser returns strings). */
 export type IsoDate = string
@@ -215,6 +216,32 @@ export interface CallbackOutboxTable {
   created_at: ColumnType<Date, Date | string | undefined, Date | string>
 }
 
+/** One published code's forward return for plan date T and horizon h: entry open T+1, exit close T+h. */
+export interface PlanOutcomesTable {
+  trade_date: IsoDate
+  horizon: number
+  code: string
+  entry_date: IsoDate
+  exit_date: IsoDate
+  tradable: boolean
+  reason: UntradableReason | null
+  ret: number | null
+  benchmark: string
+  bench_ret: number | null
+  universe_ret: number | null
+  excess: number | null
+  regime: string | null
+  computed_at: ColumnType<Date, Date | string | undefined, Date | string>
+}
+
+/** How far a `stockplan replay --from --to` got; a rerun resumes after `done_through`. */
+export interface ReplayRunsTable {
+  from_date: IsoDate
+  to_date: IsoDate
+  done_through: IsoDate | null
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>
+}
+
 export interface Database {
   securities: SecuritiesTable
   daily_bars: BarColumns
@@ -233,6 +260,8 @@ export interface Database {
   chain_runs: ChainRunsTable
   chain_run_lines: ChainRunLinesTable
   callback_outbox: CallbackOutboxTable
+  plan_outcomes: PlanOutcomesTable
+  replay_runs: ReplayRunsTable
 }
 
 export type TierScoreRow = Selectable<TierScoresTable>

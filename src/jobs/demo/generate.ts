@@ -16,12 +16,15 @@ import { INDUSTRIES } from './industries.js'
 import { createSeries, marketFactors, simulateBars } from './prices.js'
 import { stockProfile } from './profiles.js'
 import { generateSecurities, MAX_STOCKS, type Security } from './securities.js'
+import { plantSignal } from './signal.js'
 import { generateThemeEvents, generateThemeGraph } from './themes.js'
 
 export interface DemoOptions {
   readonly stocks: number
   readonly days: number
   readonly seed: number
+  /** Strength of the planted factor structure (signal.ts): 1 as documented, 0 for a market with no signal. */
+  readonly signal?: number
   /** ISO date the calendar ends on (or the last trading day before it); default `2026-11-20`. */
   readonly endDate?: string
 }
@@ -35,7 +38,7 @@ export interface DemoSummary {
   readonly hotThemes: string[]
 }
 
-export const DEMO_DEFAULTS = { stocks: 800, days: 160, seed: 42, endDate: '2026-11-20' } as const
+export const DEMO_DEFAULTS = { stocks: 800, days: 320, seed: 42, signal: 1, endDate: '2026-11-20' } as const
 export const MIN_STOCKS = 10
 export const MIN_DAYS = 2
 export const MAX_DAYS = 2500
@@ -50,16 +53,18 @@ function validate(options: DemoOptions): Required<DemoOptions> {
   checkInteger('stocks', options.stocks, MIN_STOCKS, MAX_STOCKS)
   checkInteger('days', options.days, MIN_DAYS, MAX_DAYS)
   checkInteger('seed', options.seed, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)
+  const signal = options.signal ?? DEMO_DEFAULTS.signal
+  if (!Number.isFinite(signal) || signal < 0 || signal > 5)
+    throw new RangeError(`demo option signal must be a number in 0..5, got ${signal}`)
   const endDate = options.endDate ?? DEMO_DEFAULTS.endDate
-  return { stocks: options.stocks, days: options.days, seed: options.seed, endDate }
+  return { stocks: options.stocks, days: options.days, seed: options.seed, signal, endDate }
 }
 
-export async function generateDemoMarket(dir: string, options: DemoOptions, progress: Progress): Promise<DemoSummary> {
-  const { stocks, days, seed, endDate } = validate(options)
+/** Everything the market is generated from, before any bar: deterministic in the options. */
+export function demoUniverse(options: DemoOptions) {
+  const { stocks, days, seed, signal, endDate } = validate(options)
   const calendar = tradingCalendar(endDate, days)
   const quarters = reportQuarters(endDate)
-  await mkdir(dir, { recursive: true })
-
   const securities = generateSecurities(seed, stocks, calendar)
   const graph = generateThemeGraph(seed, securities)
   const events = generateThemeEvents(seed, graph, calendar)
@@ -67,6 +72,20 @@ export async function generateDemoMarket(dir: string, options: DemoOptions, prog
   const fundamentals = securities.map((s) =>
     generateFundamentals(seed, s, profiles[s.index]!, quarters, calendar, endDate, graph.hotWeight[s.index]!),
   )
+  const planted = plantSignal(
+    seed,
+    securities,
+    graph,
+    fundamentals.map((f) => f.financials),
+    calendar,
+  )
+  return { stocks, days, seed, signal, endDate, calendar, securities, graph, events, profiles, fundamentals, planted }
+}
+
+export async function generateDemoMarket(dir: string, options: DemoOptions, progress: Progress): Promise<DemoSummary> {
+  const { stocks, days, seed, signal, endDate, calendar, securities, graph, events, profiles, fundamentals, planted } =
+    demoUniverse(options)
+  await mkdir(dir, { recursive: true })
 
   const writers = new Map<DemoFile, CsvFileWriter>()
   const files: Record<string, number> = {}
@@ -98,7 +117,11 @@ export async function generateDemoMarket(dir: string, options: DemoOptions, prog
     for (const s of securities) {
       const profile = profiles[s.index]!
       const reports = fundamentals[s.index]!.financials
-      simulateBars(series, seed, s, profile, factors, graph.hotWeight[s.index]!)
+      simulateBars(series, seed, s, profile, factors, graph.hotWeight[s.index]!, {
+        signal,
+        themeMove: planted.themeMove[s.index]!,
+        factor: planted.factor[s.index]!,
+      })
       const code = asciiBytes(s.code)
       let report = 0
       for (let t = series.first; t < days; t++) {

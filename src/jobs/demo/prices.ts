@@ -12,6 +12,7 @@ import { clamp } from './format.js'
 import type { StockProfile } from './profiles.js'
 import { Random } from './random.js'
 import type { Security } from './securities.js'
+import { STRENGTH } from './signal.js'
 import { HOT_WINDOW } from './themes.js'
 
 export interface MarketFactors {
@@ -93,6 +94,17 @@ function untied(fen: number, pct: number, lo: number, hi: number): number {
 const BASE_LIMIT_UP = 0.009
 const BASE_LIMIT_DOWN = 0.004
 
+/** The planted structure for one stock (signal.ts): its theme co-movement and its planted expected return. */
+export interface StockSignal {
+  /** 0 = no signal: no planted alpha, no hot-theme drift, no IPO pop. */
+  readonly signal: number
+  readonly themeMove: Float64Array
+  readonly factor: Float64Array
+}
+
+/** Every stock drifts alike; cross-sectional differences in expected return come only from the planted signal. */
+const COMMON_DRIFT = 0.0002
+
 /** Fills `out` with the bars of one stock. */
 export function simulateBars(
   out: BarSeries,
@@ -101,6 +113,7 @@ export function simulateBars(
   profile: StockProfile,
   factors: MarketFactors,
   hotWeight: number,
+  planted: StockSignal,
 ): void {
   const rng = new Random(seed, 'bars', sec.code)
   const days = out.close.length
@@ -108,11 +121,13 @@ export function simulateBars(
   const industry = factors.industry.get(sec.industry.name)!
   const hotStart = Math.max(0, days - HOT_WINDOW)
   const hotLen = days - hotStart
-  const { vol, drift, beta, floatShares, turnoverBase } = profile
+  const { vol, beta, floatShares, turnoverBase } = profile
+  const on = planted.signal > 0
+  const alphaScale = planted.signal * STRENGTH * vol
   const exDay = profile.exDividend?.day ?? -1
   // The forced limit days add (up - down) x limit on average; the drift gives it back, so the market does not
   // rise just because limit-ups outnumber limit-downs.
-  const mean = drift - ((BASE_LIMIT_UP - BASE_LIMIT_DOWN) * pct) / 100
+  const mean = COMMON_DRIFT - ((BASE_LIMIT_UP - BASE_LIMIT_DOWN) * pct) / 100
   let factor = 1
   out.first = sec.firstBar
   for (let t = sec.firstBar; t < days; t++) {
@@ -143,12 +158,14 @@ export function simulateBars(
     const step = limitStep(pre, pct)
     const up = pre + step
     const down = pre - step
-    const hot = t >= hotStart ? (hotWeight * (t - hotStart + 1)) / hotLen : 0
-    const ipo = sec.isNew && t - sec.firstBar < 3
+    const hot = on && t >= hotStart ? (hotWeight * (t - hotStart + 1)) / hotLen : 0
+    const ipo = on && sec.isNew && t - sec.firstBar < 3
     const r =
       mean +
       beta * factors.market[t]! +
       industry[t]! +
+      planted.themeMove[t]! +
+      alphaScale * planted.factor[t]! +
       vol * rng.normal() +
       hot * 0.02 +
       (ipo ? 0.08 : 0) +

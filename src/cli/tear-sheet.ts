@@ -1,0 +1,89 @@
+import type { GroupStat } from '../domain/track-record.js'
+import type { TrackRecordReport } from '../services/track-record.service.js'
+
+const BLOCKS = '▁▂▃▄▅▆▇█'
+
+/** A one-line sparkline of a series, `width` characters wide at most (resampled evenly, first and last kept). */
+export function sparkline(values: readonly number[], width = 60): string {
+  if (values.length === 0) return ''
+  const n = Math.min(width, values.length)
+  const points =
+    n === values.length
+      ? [...values]
+      : Array.from({ length: n }, (_, k) => values[Math.round((k * (values.length - 1)) / (n - 1))]!)
+  const lo = Math.min(...points)
+  const hi = Math.max(...points)
+  return points.map((v) => BLOCKS[hi === lo ? 3 : Math.round(((v - lo) / (hi - lo)) * (BLOCKS.length - 1))]).join('')
+}
+
+const pct = (v: number | null | undefined, d = 2): string =>
+  v === null || v === undefined ? '–' : `${(v * 100).toFixed(d)}%`
+const num = (v: number | null | undefined, d = 3): string => (v === null || v === undefined ? '–' : v.toFixed(d))
+
+/** Terminal columns of a string: CJK and full-width characters take two. */
+function columns(text: string): number {
+  let n = 0
+  for (const ch of text)
+    n += /[\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/u.test(ch) ? 2 : 1
+  return n
+}
+
+const padEnd = (text: string, width: number): string => text + ' '.repeat(Math.max(0, width - columns(text)))
+const padStart = (text: string, width: number): string => ' '.repeat(Math.max(0, width - columns(text))) + text
+
+function tableText(head: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+  const widths = head.map((h, i) => Math.max(columns(h), ...rows.map((r) => columns(r[i]!))))
+  const line = (cells: readonly string[]) =>
+    cells.map((c, i) => (i === 0 ? padEnd(c, widths[i]!) : padStart(c, widths[i]!))).join('  ')
+  return [line(head), widths.map((w) => '─'.repeat(w)).join('  '), ...rows.map(line)].join('\n')
+}
+
+function groups(title: string, list: readonly GroupStat[], limit = 20): string {
+  return `${title}\n${tableText(
+    ['group', 'count', 'mean excess', 'hit rate', 't'],
+    list.slice(0, limit).map((g) => [g.key, String(g.count), pct(g.mean_excess), pct(g.hit_rate, 1), num(g.t, 2)]),
+  )}`
+}
+
+/** The readable terminal tear sheet of `stockplan evaluate`. */
+export function renderTearSheet(r: TrackRecordReport): string {
+  if (r.days === 0)
+    return `no outcomes at horizon ${r.horizon} in this range: outcomes exist once T+${r.horizon} has traded (run the chain or \`stockplan replay\`)`
+  const ic = r.ic.score
+  const p = r.portfolio
+  const untradable = Object.entries(r.untradable)
+    .map(([k, n]) => `${n} ${k}`)
+    .join(', ')
+  const parts = [
+    `Track record ${r.from} .. ${r.to}: ${r.days} plan days, horizon ${r.horizon} (buy T+1 open, sell T+${r.horizon} close), benchmark ${r.benchmark}`,
+    `${r.rows} published rows${untradable ? `; untradable, left out: ${untradable}` : ''}`,
+    '',
+    tableText(
+      ['signal', 'mean IC', 'ICIR', `t (NW ${Math.max(0, r.horizon - 1)} lags)`, 'days'],
+      [['score', ic] as const, ...Object.entries(r.ic.components)].map(([name, s]) => [
+        name,
+        num(s.mean),
+        num(s.icir, 2),
+        num(s.t, 2),
+        String(s.n),
+      ]),
+    ),
+    `daily IC   ${sparkline(r.ic.daily.flatMap((d) => (d.score === null ? [] : [d.score])))}`,
+    '',
+    `Quintiles (mean return, low score → high): ${r.quintiles.mean_ret.map((q) => pct(q, 3)).join('  ')}`,
+    `Top − bottom: ${pct(r.quintiles.top_minus_bottom.mean, 3)} (t ${num(r.quintiles.top_minus_bottom.t, 2)})`,
+    '',
+    `Main list, equal weight, after costs (commission ${pct(p.costs.commission, 3)} a side + stamp duty by date), ${p.invested_days} of ${r.days} days invested:`,
+    `  cumulative excess ${pct(p.cum_excess)}, max drawdown ${pct(p.max_drawdown)}, IR ${num(p.ir, 2)}, turnover ${pct(p.mean_turnover, 0)} a day`,
+    `  excess curve ${sparkline(p.days.map((d) => d.cum_excess))}`,
+    '',
+    groups('By decision', r.groups.decision),
+    '',
+    groups('By logic state', r.groups.logic_state),
+    '',
+    groups('By regime', r.groups.regime),
+    '',
+    groups('By theme (largest 10)', r.groups.theme, 10),
+  ]
+  return parts.join('\n')
+}

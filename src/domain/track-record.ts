@@ -1,0 +1,331 @@
+/**
+ * The track record of published plans (issue 10): information coefficients, quintiles, group tables and the
+ * `main` list as a portfolio, from stored outcomes. Pure: the caller loads the rows.
+ *
+ * Portfolio model: on each plan day T the tradable `main` names get equal weights, bought at the open of T+1 and
+ * held h days. With h = 1 that is a portfolio rebalanced every plan day and compounded exactly; with h > 1 the
+ * h overlapping cohorts each hold 1/h of the capital, so day T adds (net excess of T's cohort) / h to the curve.
+ * A day without a tradable main name holds nothing and is left out of the curves and the IR.
+ * Costs: every bought unit is later sold, so cost_T = bought share_T x (2 x commission + stamp duty in force on
+ * the exit day). Turnover_T = the share of the portfolio bought on T (one-way; 1 on the first day).
+ */
+import { averageRanks, maxDrawdown, pearson, type SeriesSummary, spearman, summarise } from './track-stats.js'
+
+/**
+ * The score components stored in `tier_scores` that get their own IC. One list: the storage layer selects these
+ * columns and the tear sheet prints them in this order.
+ */
+export const SCORE_COMPONENTS = ['upside', 'heat', 'transmission'] as const
+export type ScoreComponent = (typeof SCORE_COMPONENTS)[number]
+
+export interface CostModel {
+  /** Broker commission per side, as a fraction of the traded value. */
+  readonly commission: number
+  /** Sell-side stamp duty by date: the rate in force from each date (ascending). */
+  readonly stampDuty: ReadonlyArray<{ readonly from: string; readonly rate: number }>
+}
+
+/** A-share costs: commission 0.025% a side; stamp duty 0.1% on sales, halved to 0.05% from 2023-08-28. */
+export const DEFAULT_COSTS: CostModel = Object.freeze({
+  commission: 0.00025,
+  stampDuty: Object.freeze([
+    Object.freeze({ from: '0000-01-01', rate: 0.001 }),
+    Object.freeze({ from: '2023-08-28', rate: 0.0005 }),
+  ]),
+})
+
+export function stampDutyOn(costs: CostModel, date: string): number {
+  let rate = 0
+  for (const step of costs.stampDuty) if (step.from <= date) rate = step.rate
+  return rate
+}
+
+export function roundTripCost(costs: CostModel, sellDate: string): number {
+  return 2 * costs.commission + stampDutyOn(costs, sellDate)
+}
+
+export interface EvalRow {
+  readonly code: string
+  readonly score: number
+  readonly components: Readonly<Record<string, number | null>>
+  readonly decision: string | null
+  readonly logicState: string | null
+  readonly theme: string | null
+  readonly tradable: boolean
+  readonly reason: string | null
+  readonly ret: number | null
+}
+
+export interface EvalDay {
+  readonly date: string
+  readonly exitDate: string
+  readonly regime: string | null
+  /** The benchmark's return over the day's window (T+1 open to T+h close), null without index bars. */
+  readonly benchRet: number | null
+  readonly rows: readonly EvalRow[]
+}
+
+export interface DailyIc {
+  readonly date: string
+  readonly score: number | null
+  readonly components: Record<string, number | null>
+}
+
+export interface GroupStat {
+  readonly key: string
+  readonly count: number
+  readonly mean_excess: number | null
+  readonly hit_rate: number | null
+  readonly t: number | null
+}
+
+export interface PortfolioDay {
+  readonly date: string
+  readonly names: number
+  readonly ret: number | null
+  readonly bench: number | null
+  readonly excess: number | null
+  readonly turnover: number
+  readonly cost: number
+  readonly net_excess: number | null
+  /** Value of 1 invested in the net excess (main minus benchmark after costs) at the end of the day's step. */
+  readonly cum_excess: number
+  /** Value of 1 in the main list after costs, and of 1 in the benchmark, on the same 1/h steps. */
+  readonly cum_main: number
+  readonly cum_bench: number
+}
+
+export interface TrackRecord {
+  readonly horizon: number
+  readonly from: string | null
+  readonly to: string | null
+  readonly days: number
+  readonly rows: number
+  readonly untradable: Record<string, number>
+  readonly ic: {
+    readonly score: IcSummary
+    readonly components: Record<string, IcSummary>
+    readonly daily: DailyIc[]
+  }
+  readonly quintiles: {
+    /** Mean return of each score quintile, lowest score first, averaged over days. */
+    readonly mean_ret: Array<number | null>
+    readonly top_minus_bottom: SeriesSummary
+  }
+  readonly groups: {
+    readonly decision: GroupStat[]
+    readonly logic_state: GroupStat[]
+    readonly regime: GroupStat[]
+    readonly theme: GroupStat[]
+  }
+  readonly portfolio: {
+    readonly days: PortfolioDay[]
+    readonly cum_excess: number | null
+    readonly max_drawdown: number | null
+    readonly ir: number | null
+    readonly mean_turnover: number | null
+    /** Plan days with at least one tradable main name (the others hold no position and are left out). */
+    readonly invested_days: number
+    readonly costs: CostModel
+  }
+}
+
+export interface IcSummary extends SeriesSummary {
+  readonly icir: number | null
+}
+
+function icSummary(values: readonly number[], lags: number): IcSummary {
+  const s = summarise(values, lags)
+  return { ...s, icir: s.mean !== null && s.sd ? s.mean / s.sd : null }
+}
+
+const tradableByDay = new WeakMap<EvalDay, EvalRow[]>()
+
+/** The day's rows with a return (computed once per day: every figure starts from them). */
+function tradableRows(day: EvalDay): EvalRow[] {
+  let rows = tradableByDay.get(day)
+  if (!rows) {
+    rows = day.rows.filter((r) => r.tradable && r.ret !== null)
+    tradableByDay.set(day, rows)
+  }
+  return rows
+}
+
+function dailyIc(day: EvalDay, components: readonly string[]): DailyIc {
+  const rows = tradableRows(day)
+  const retRanks = averageRanks(rows.map((r) => r.ret!))
+  const ic = (values: number[]) => (rows.length < 3 ? null : pearson(averageRanks(values), retRanks))
+  const out: Record<string, number | null> = {}
+  for (const name of components) {
+    const present = rows.filter((r) => r.components[name] !== null && r.components[name] !== undefined)
+    out[name] =
+      present.length === rows.length
+        ? ic(present.map((r) => r.components[name]!))
+        : spearman(
+            present.map((r) => r.components[name]!),
+            present.map((r) => r.ret!),
+          )
+  }
+  return { date: day.date, score: ic(rows.map((r) => r.score)), components: out }
+}
+
+/** Mean return per score quintile on one day (rank-based buckets, ties by code); null under 5 rows. */
+function quintileMeans(day: EvalDay): number[] | null {
+  const rows = tradableRows(day).sort((a, b) => a.score - b.score || (a.code < b.code ? -1 : 1))
+  const n = rows.length
+  if (n < 5) return null
+  const sums = [0, 0, 0, 0, 0]
+  const counts = [0, 0, 0, 0, 0]
+  rows.forEach((r, i) => {
+    const q = Math.min(4, Math.floor((i * 5) / n))
+    sums[q]! += r.ret!
+    counts[q]!++
+  })
+  return sums.map((s, q) => s / counts[q]!)
+}
+
+function groupStats(
+  days: readonly EvalDay[],
+  keyOf: (row: EvalRow, day: EvalDay) => string | null,
+  order?: readonly string[],
+): GroupStat[] {
+  const groups = new Map<string, number[]>()
+  for (const day of days) {
+    if (day.benchRet === null) continue
+    for (const row of tradableRows(day)) {
+      const key = keyOf(row, day) ?? '(none)'
+      const list = groups.get(key)
+      const excess = row.ret! - day.benchRet
+      if (list) list.push(excess)
+      else groups.set(key, [excess])
+    }
+  }
+  const keys = [...groups.keys()].sort((a, b) => {
+    const ia = order ? order.indexOf(a) : -1
+    const ib = order ? order.indexOf(b) : -1
+    if (ia !== ib) return (ia < 0 ? 99 : ia) - (ib < 0 ? 99 : ib)
+    return groups.get(b)!.length - groups.get(a)!.length || a.localeCompare(b)
+  })
+  return keys.map((key) => {
+    const values = groups.get(key)!
+    const s = summarise(values)
+    return {
+      key,
+      count: values.length,
+      mean_excess: s.mean,
+      hit_rate: values.length ? values.filter((v) => v > 0).length / values.length : null,
+      t: s.t,
+    }
+  })
+}
+
+function portfolio(days: readonly EvalDay[], horizon: number, costs: CostModel): TrackRecord['portfolio'] {
+  let previous = new Map<string, number>()
+  let value = 1
+  let mainValue = 1
+  let benchValue = 1
+  const out: PortfolioDay[] = []
+  for (const day of days) {
+    const main = tradableRows(day).filter((r) => r.decision === 'main')
+    const weight = main.length > 0 ? 1 / main.length : 0
+    const weights = new Map(main.map((r) => [r.code, weight]))
+    let bought = 0
+    for (const [code, w] of weights) bought += Math.max(0, w - (previous.get(code) ?? 0))
+    const ret = main.length > 0 ? main.reduce((s, r) => s + r.ret!, 0) / main.length : 0
+    const cost = bought * roundTripCost(costs, day.exitDate)
+    // a day without tradable main names holds no position: it adds nothing to either curve
+    const excess = day.benchRet === null || main.length === 0 ? null : ret - day.benchRet
+    const net = excess === null ? null : excess - cost
+    if (net !== null) {
+      value *= 1 + net / horizon
+      mainValue *= 1 + (ret - cost) / horizon
+      benchValue *= 1 + day.benchRet! / horizon
+    }
+    out.push({
+      date: day.date,
+      names: main.length,
+      ret: main.length > 0 ? ret : null,
+      bench: day.benchRet,
+      excess,
+      turnover: bought,
+      cost,
+      net_excess: net,
+      cum_excess: value,
+      cum_main: mainValue,
+      cum_bench: benchValue,
+    })
+    previous = weights
+  }
+  const nets = out.flatMap((d) => (d.net_excess === null ? [] : [d.net_excess / horizon]))
+  const s = summarise(nets)
+  return {
+    days: out,
+    cum_excess: out.length ? value - 1 : null,
+    max_drawdown: out.length ? maxDrawdown(out.map((d) => d.cum_excess)) : null,
+    ir: s.n >= MIN_IR_DAYS && s.mean !== null && s.sd ? (s.mean / s.sd) * Math.sqrt(252) : null,
+    mean_turnover: out.length ? out.reduce((a, d) => a + d.turnover, 0) / out.length : null,
+    invested_days: nets.length,
+    costs,
+  }
+}
+
+/** Fewer invested days than this give no information ratio: an annualised figure from a handful of days misleads. */
+export const MIN_IR_DAYS = 20
+
+export interface EvaluateOptions {
+  readonly horizon: number
+  readonly components?: readonly string[]
+  readonly costs?: CostModel
+}
+
+/** The whole track record over `days` (ascending by date). */
+export function evaluateTrackRecord(days: readonly EvalDay[], options: EvaluateOptions): TrackRecord {
+  const components = options.components ?? SCORE_COMPONENTS
+  const lags = Math.max(0, options.horizon - 1)
+  const daily = days.map((d) => dailyIc(d, components))
+  const scoreIcs = daily.flatMap((d) => (d.score === null ? [] : [d.score]))
+  const componentIcs: Record<string, IcSummary> = {}
+  for (const name of components) {
+    componentIcs[name] = icSummary(
+      daily.flatMap((d) =>
+        d.components[name] === null || d.components[name] === undefined ? [] : [d.components[name]!],
+      ),
+      lags,
+    )
+  }
+  const quintileDays = days.map(quintileMeans).filter((q): q is number[] => q !== null)
+  const meanRet = [0, 1, 2, 3, 4].map((q) =>
+    quintileDays.length ? quintileDays.reduce((s, d) => s + d[q]!, 0) / quintileDays.length : null,
+  )
+  const untradable: Record<string, number> = {}
+  let rows = 0
+  for (const day of days) {
+    for (const row of day.rows) {
+      rows++
+      if (!row.tradable) untradable[row.reason ?? 'unknown'] = (untradable[row.reason ?? 'unknown'] ?? 0) + 1
+    }
+  }
+  return {
+    horizon: options.horizon,
+    from: days[0]?.date ?? null,
+    to: days.at(-1)?.date ?? null,
+    days: days.length,
+    rows,
+    untradable,
+    ic: { score: icSummary(scoreIcs, lags), components: componentIcs, daily },
+    quintiles: {
+      mean_ret: meanRet,
+      top_minus_bottom: summarise(
+        quintileDays.map((d) => d[4]! - d[0]!),
+        lags,
+      ),
+    },
+    groups: {
+      decision: groupStats(days, (r) => r.decision, ['main', 'observe', 'reject', 'absent']),
+      logic_state: groupStats(days, (r) => r.logicState, ['forming', 'confirmed', 'weakening', 'broken']),
+      regime: groupStats(days, (_r, d) => d.regime, ['strong', 'neutral', 'weak', 'unknown']),
+      theme: groupStats(days, (r) => r.theme),
+    },
+    portfolio: portfolio(days, options.horizon, options.costs ?? DEFAULT_COSTS),
+  }
+}

@@ -1,0 +1,89 @@
+import type { Board } from '../domain/codes.js'
+import { limitRatio } from '../domain/limit-rules.js'
+import { computeOutcomes, type EntryBar, HORIZONS, limitUpPrice, outcomeWindow } from '../domain/outcomes.js'
+import type { Logger } from '../logger.js'
+import type { MarketDataRepository } from '../storage/market-data.repository.js'
+import type { EntryBarRow, OutcomesRepository } from '../storage/outcomes.repository.js'
+import type { IsoDate } from '../storage/schema.js'
+import { type DateArgs, type JobResult, throwIfAborted } from './job.js'
+
+export interface OutcomesJobDeps {
+  readonly outcomes: OutcomesRepository
+  readonly market: MarketDataRepository
+  /** The regime status published with the plan of `date`, or null when its snapshot cannot be read. */
+  readonly regimeOf: (date: IsoDate) => Promise<string | null>
+  readonly latestBarDate: () => Promise<IsoDate | undefined>
+  readonly benchmark: string
+  readonly log: Logger
+  readonly horizons?: readonly number[]
+}
+
+export interface OutcomesJobResult extends JobResult {
+  /** Rows written per horizon. */
+  readonly written: Record<string, number>
+}
+
+/** Trading days from listing to `date`, 1 on the first day; Infinity when the listing date is unknown. */
+function listedDaysOn(listDate: IsoDate | null, date: IsoDate, calendar: readonly IsoDate[]): number {
+  if (listDate === null) return Number.POSITIVE_INFINITY
+  return calendar.filter((d) => d >= listDate && d <= date).length
+}
+
+function entryBar(row: EntryBarRow, date: IsoDate, calendar: readonly IsoDate[]): EntryBar {
+  // A code without a previous close (its first day) or on a day without limits has no limit to open at.
+  const ratio =
+    row.pre_close === null || row.board === null
+      ? null
+      : limitRatio(row.board as Board, row.is_st, date, listedDaysOn(row.list_date, date, calendar))
+  const limitUp = ratio === null || row.pre_close === null ? null : limitUpPrice(row.pre_close, ratio)
+  return { open: row.open, adjFactor: row.adj_factor, suspended: row.is_suspended, limitUp }
+}
+
+/**
+ * Outcomes of every published plan date T whose T+h is on or before `date` (the chain's data date) and that has
+ * none yet: incremental, idempotent, and blind to bars after `date`.
+ */
+export async function runOutcomes(
+  deps: OutcomesJobDeps,
+  args: DateArgs,
+  signal: AbortSignal,
+): Promise<OutcomesJobResult> {
+  const date = args.date ?? (await deps.latestBarDate())
+  if (!date) throw new Error('no daily bars imported: run `stockplan import` or `stockplan demo` first')
+  const calendar = await deps.market.calendar(date)
+  const written: Record<string, number> = {}
+  const regimes = new Map<IsoDate, string | null>()
+  for (const horizon of deps.horizons ?? HORIZONS) {
+    written[`h${horizon}`] = 0
+    for (const planDate of await deps.outcomes.datesWithoutOutcomes(horizon, date)) {
+      const window = outcomeWindow(calendar, planDate, horizon)
+      if (!window) continue
+      throwIfAborted(signal)
+      const codes = await deps.outcomes.tierCodes(planDate)
+      const [entryRows, exit, benchmarkWindow] = await Promise.all([
+        deps.outcomes.entryBars(window.entryDate, codes),
+        deps.outcomes.exitBars(window.exitDate, codes),
+        deps.outcomes.indexWindow(deps.benchmark, window.entryDate, window.exitDate),
+      ])
+      if (!regimes.has(planDate)) regimes.set(planDate, await deps.regimeOf(planDate))
+      const rows = computeOutcomes({
+        date: planDate,
+        horizon,
+        ...window,
+        codes,
+        entry: new Map(entryRows.map((r) => [r.code, entryBar(r, window.entryDate, calendar)])),
+        exit,
+        benchmark: deps.benchmark,
+        benchmarkWindow,
+        regime: regimes.get(planDate) ?? null,
+      })
+      written[`h${horizon}`]! += await deps.outcomes.insert(rows)
+    }
+  }
+  const total = Object.values(written).reduce((a, b) => a + b, 0)
+  const detail = Object.entries(written)
+    .map(([h, n]) => `${h} ${n}`)
+    .join(', ')
+  deps.log.info({ date, written }, 'outcomes finished')
+  return { summary: `outcomes ${date}: ${total} rows (${detail})`, date, written }
+}

@@ -1,0 +1,55 @@
+import { HORIZONS } from '../domain/outcomes.js'
+import { type CostModel, evaluateTrackRecord, SCORE_COMPONENTS, type TrackRecord } from '../domain/track-record.js'
+import type { TrackRecordRepository } from '../storage/track-record.repository.js'
+
+export interface TrackRecordQuery {
+  readonly from?: string
+  readonly to?: string
+  readonly horizon: number
+  readonly benchmark: string
+}
+
+export interface TrackRecordReport extends TrackRecord {
+  readonly benchmark: string
+}
+
+/** A query the store cannot answer as asked (unknown horizon or benchmark, reversed dates): a 422, not a 500. */
+export class TrackRecordQueryError extends Error {
+  override name = 'TrackRecordQueryError'
+}
+
+export function createTrackRecordService(deps: { repository: TrackRecordRepository; costs?: CostModel }) {
+  return {
+    async evaluate(query: TrackRecordQuery): Promise<TrackRecordReport> {
+      if (!(HORIZONS as readonly number[]).includes(query.horizon))
+        throw new TrackRecordQueryError(
+          `horizon must be one of ${HORIZONS.join(', ')} trading days, got ${query.horizon}`,
+        )
+      if (query.from && query.to && query.from > query.to)
+        throw new TrackRecordQueryError(`from (${query.from}) is after to (${query.to})`)
+      if (!(await deps.repository.hasIndex(query.benchmark)))
+        throw new TrackRecordQueryError(
+          `no index bars for benchmark ${query.benchmark}: import it in index_bars.csv or choose another`,
+        )
+      const days = await deps.repository.days({
+        horizon: query.horizon,
+        from: query.from,
+        to: query.to,
+        components: SCORE_COMPONENTS,
+      })
+      const bars =
+        days.length > 0
+          ? await deps.repository.indexBars(query.benchmark, days[0]!.entryDate, days.at(-1)!.exitDate)
+          : new Map()
+      const withBench = days.map((d) => {
+        const open = bars.get(d.entryDate)?.open
+        const close = bars.get(d.exitDate)?.close
+        return { ...d, benchRet: open && close !== undefined ? close / open - 1 : null }
+      })
+      const record = evaluateTrackRecord(withBench, { horizon: query.horizon, costs: deps.costs })
+      return { benchmark: query.benchmark, ...record }
+    },
+  }
+}
+
+export type TrackRecordService = ReturnType<typeof createTrackRecordService>

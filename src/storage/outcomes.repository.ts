@@ -1,0 +1,94 @@
+import { sql } from 'kysely'
+import type { EntryBar, ExitBar, Outcome } from '../domain/outcomes.js'
+import type { Db } from './db.js'
+import type { IsoDate } from './schema.js'
+
+export interface EntryBarRow {
+  readonly code: string
+  readonly open: number
+  readonly adj_factor: number
+  readonly is_suspended: boolean
+  readonly pre_close: number | null
+  readonly is_st: boolean
+  readonly board: string | null
+  readonly list_date: IsoDate | null
+}
+
+const BATCH = 2000
+
+/** Reads and writes `plan_outcomes`; rows are inserted once and never updated. */
+export function createOutcomesRepository(db: Db) {
+  return {
+    /** Published plan dates (dates with daily rows) up to `through` that have no outcomes yet for `horizon`. */
+    async datesWithoutOutcomes(horizon: number, through: IsoDate): Promise<IsoDate[]> {
+      const rows = await sql<{ d: IsoDate }>`
+        select distinct sd.trade_date::text as d from stock_daily sd
+        where sd.trade_date <= ${through}::date
+          and not exists (select 1 from plan_outcomes o where o.horizon = ${horizon} and o.trade_date = sd.trade_date)
+        order by 1`.execute(db)
+      return rows.rows.map((r) => r.d)
+    },
+
+    async tierCodes(date: IsoDate): Promise<string[]> {
+      const rows = await db
+        .selectFrom('tier_scores')
+        .select('code')
+        .where('trade_date', '=', date)
+        .orderBy('code')
+        .execute()
+      return rows.map((r) => r.code)
+    },
+
+    /** Each code's bar on the entry day with what its limit-up price needs (board, ST, pre_close). */
+    async entryBars(date: IsoDate, codes: readonly string[]): Promise<EntryBarRow[]> {
+      if (codes.length === 0) return []
+      const rows = await sql<EntryBarRow>`
+        select b.code, b.open, b.adj_factor, b.is_suspended, b.pre_close, b.is_st, s.board, s.list_date
+        from daily_bars b left join securities s on s.code = b.code
+        where b.trade_date = ${date}::date and b.code = any(${codes as string[]})`.execute(db)
+      return rows.rows
+    },
+
+    async exitBars(date: IsoDate, codes: readonly string[]): Promise<Map<string, ExitBar>> {
+      if (codes.length === 0) return new Map()
+      const rows = await sql<{ code: string; close: number; adj_factor: number }>`
+        select code, close, adj_factor from daily_bars
+        where trade_date = ${date}::date and code = any(${codes as string[]})`.execute(db)
+      return new Map(rows.rows.map((r) => [r.code, { close: r.close, adjFactor: r.adj_factor }]))
+    },
+
+    /** The index's open on `entry` and close on `exit`, or null when either bar is missing. */
+    async indexWindow(code: string, entry: IsoDate, exit: IsoDate): Promise<{ open: number; close: number } | null> {
+      const rows = await db
+        .selectFrom('index_bars')
+        .select(['trade_date', 'open', 'close'])
+        .where('code', '=', code)
+        .where('trade_date', 'in', [entry, exit])
+        .execute()
+      const open = rows.find((r) => r.trade_date === entry)?.open
+      const close = rows.find((r) => r.trade_date === exit)?.close
+      return open === undefined || close === undefined ? null : { open, close }
+    },
+
+    /** Inserts one (date, horizon)'s rows in one transaction; rows already there stay as they are. */
+    async insert(rows: readonly Outcome[]): Promise<number> {
+      if (rows.length === 0) return 0
+      let inserted = 0
+      await db.transaction().execute(async (trx) => {
+        for (let i = 0; i < rows.length; i += BATCH) {
+          const result = await trx
+            .insertInto('plan_outcomes')
+            .values(rows.slice(i, i + BATCH).map((r) => ({ ...r })))
+            .onConflict((oc) => oc.columns(['horizon', 'trade_date', 'code']).doNothing())
+            .executeTakeFirst()
+          inserted += Number(result.numInsertedOrUpdatedRows ?? 0)
+        }
+      })
+      return inserted
+    },
+  }
+}
+
+export type OutcomesRepository = ReturnType<typeof createOutcomesRepository>
+
+export type { EntryBar }

@@ -1,0 +1,106 @@
+import { readFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import type { AddressInfo } from 'node:net'
+import type { Browser } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { TrackRecordReport } from '../../src/services/track-record.service.js'
+import { buildTestApp, type TestApp } from '../support/app.js'
+import { type DemoMarket, seedDemoMarket } from '../support/demo-market.js'
+import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
+import { launchChromium, type OpenedPage, openPage, screenshot } from './browser.js'
+
+describe('track record: API and page in a real browser', () => {
+  let t: TestDatabase
+  let demo: DemoMarket
+  let app: TestApp
+  let base: string
+  let browser: Browser
+  const pages: OpenedPage[] = []
+
+  beforeAll(async () => {
+    t = await createTestDatabase()
+    demo = await seedDemoMarket(t, { stocks: 200, days: 90, history: 12 })
+    app = await buildTestApp(t, demo.env)
+    await app.app.listen({ port: 0, host: '127.0.0.1' })
+    base = `http://127.0.0.1:${(app.app.server.address() as AddressInfo).port}`
+    browser = await launchChromium()
+  }, 120_000)
+  afterAll(async () => {
+    for (const p of pages) await p.close().catch(() => {})
+    await browser?.close()
+    await app?.close()
+    await demo?.cleanup()
+    await t?.drop()
+  })
+
+  it('GET /plan/track_record answers the evaluator figures; bad input is a 422 in plain words', async () => {
+    const res = await fetch(`${base}/plan/track_record?horizon=1`)
+    expect(res.status).toBe(200)
+    const body = (await res.json()) as TrackRecordReport
+    expect(body.horizon).toBe(1)
+    expect(body.benchmark).toBe('000300.SH')
+    expect(body.days).toBe(demo.planned.length - 1) // the last plan day's T+1 has not traded
+    expect(body).toEqual(
+      JSON.parse(JSON.stringify(await demo.services.trackRecord.evaluate({ horizon: 1, benchmark: '000300.SH' }))),
+    )
+    const bad: Array<[string, string]> = [
+      ['horizon=7', 'horizon must be one of 1, 5, 20'],
+      ['horizon=0', 'horizon'],
+      [`from=${demo.planned[5]}&to=${demo.planned[1]}`, 'is after to'],
+      ['benchmark=399006.SZ', 'no index bars for benchmark 399006.SZ'],
+      ['from=2026-02-30', 'from'],
+    ]
+    for (const [query, detail] of bad) {
+      const r = await fetch(`${base}/plan/track_record?${query}`)
+      expect(r.status, query).toBe(422)
+      expect(((await r.json()) as { detail: string }).detail, query).toContain(detail)
+    }
+  })
+
+  it('serves uPlot from the installed package, and the page with a strict CSP', async () => {
+    const js = await fetch(`${base}/vendor/uplot.js`)
+    const file = createRequire(import.meta.url).resolve('uplot/dist/uPlot.iife.min.js')
+    expect(await js.text()).toBe(await readFile(file, 'utf8'))
+    const page = await fetch(`${base}/track-record`)
+    expect(page.status).toBe(200)
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'")
+  })
+
+  it('draws the charts and tables of the API figures, and says so when a horizon has no outcomes', async () => {
+    const opened = await openPage(browser, { width: 1280, height: 900 })
+    pages.push(opened)
+    const { page } = opened
+    await page.goto(`${base}/track-record?horizon=1`)
+    await page.locator('body[data-state="ready"]').waitFor()
+    const api = (await (await fetch(`${base}/plan/track_record?horizon=1`)).json()) as TrackRecordReport
+    // three uPlot charts, each a canvas with its legend
+    expect(await page.locator('.uplot canvas').count()).toBe(3)
+    expect(await page.locator('#chart-ic .u-legend').textContent()).toContain('rank IC')
+    const facts = await page.locator('#summary div').allTextContents()
+    expect(facts[0]).toBe(`Plan days${api.days}`)
+    expect(facts[1]).toBe(`Mean rank IC${api.ic.score.mean!.toFixed(3)}`)
+    const decisions = await page.locator('#table-decision tr td:first-child').allTextContents()
+    expect(decisions).toEqual(api.groups.decision.map((g) => g.key))
+    const components = await page.locator('#table-components tr td:first-child').allTextContents()
+    expect(components).toEqual(['score', ...Object.keys(api.ic.components)])
+    expect(await page.locator('#empty').isHidden()).toBe(true)
+    await screenshot(page, 'track-record.png')
+    expect(opened.errors).toEqual([])
+
+    await page.selectOption('#horizon', '20')
+    await page.click('button[type="submit"]')
+    await page.locator('body[data-state="ready"]').waitFor()
+    await page.locator('#empty').waitFor({ state: 'visible' })
+    expect(await page.locator('.uplot').count()).toBe(0)
+    expect(page.url()).toContain('horizon=20')
+  })
+
+  it('shows the API error text when the range is reversed', async () => {
+    const opened = await openPage(browser)
+    pages.push(opened)
+    const { page } = opened
+    await page.goto(`${base}/track-record?horizon=1&from=${demo.planned[6]}&to=${demo.planned[2]}`)
+    await page.locator('body[data-state="error"]').waitFor()
+    expect(await page.locator('#error').textContent()).toContain('is after to')
+  })
+})

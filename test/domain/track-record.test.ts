@@ -1,0 +1,187 @@
+import { describe, expect, it } from 'vitest'
+import { computeOutcomes, limitUpPrice, outcomeWindow, untradableReason } from '../../src/domain/outcomes.js'
+import {
+  DEFAULT_COSTS,
+  type EvalDay,
+  type EvalRow,
+  evaluateTrackRecord,
+  roundTripCost,
+} from '../../src/domain/track-record.js'
+import { spearman, summarise } from '../../src/domain/track-stats.js'
+
+function row(code: string, score: number, decision: string, ret: number | null, reason: string | null = null): EvalRow {
+  return {
+    code,
+    score,
+    components: { upside: score / 100, heat: null, transmission: null },
+    decision,
+    logicState: 'forming',
+    theme: 'T1',
+    tradable: ret !== null,
+    reason,
+    ret,
+  }
+}
+
+/** Three stocks over three plan days, h = 1; every figure below is computed by hand in the comments. */
+function threeStocks(exitYear: string): EvalDay[] {
+  return [
+    {
+      date: `${exitYear}-03-01`,
+      exitDate: `${exitYear}-03-04`,
+      regime: 'strong',
+      benchRet: 0.01,
+      rows: [row('A', 80, 'main', 0.1), row('B', 60, 'observe', 0.02), row('C', 40, 'reject', -0.04)],
+    },
+    {
+      date: `${exitYear}-03-04`,
+      exitDate: `${exitYear}-03-05`,
+      regime: 'strong',
+      benchRet: 0,
+      rows: [row('A', 75, 'main', -0.02), row('B', 72, 'main', 0.06), row('C', 50, 'reject', 0.01)],
+    },
+    {
+      date: `${exitYear}-03-05`,
+      exitDate: `${exitYear}-03-06`,
+      regime: 'weak',
+      benchRet: 0.02,
+      rows: [row('A', 70, 'main', 0.03), row('B', 90, 'main', null, 'limit_up_open'), row('C', 71, 'main', -0.01)],
+    },
+  ]
+}
+
+describe('outcomes of one plan date', () => {
+  it('buys at the T+1 open, sells at the T+h close back-adjusted, and keeps untradable codes with a reason', () => {
+    const rows = computeOutcomes({
+      date: '2024-03-01',
+      horizon: 5,
+      entryDate: '2024-03-04',
+      exitDate: '2024-03-08',
+      codes: ['A', 'B', 'C', 'D', 'E'],
+      entry: new Map([
+        ['A', { open: 10, adjFactor: 1, suspended: false, limitUp: 11 }],
+        ['B', { open: 20, adjFactor: 1, suspended: false, limitUp: 22 }],
+        ['C', { open: 11, adjFactor: 1, suspended: false, limitUp: limitUpPrice(10, 0.1) }],
+        ['D', { open: 9, adjFactor: 1, suspended: true, limitUp: 9.9 }],
+      ]),
+      exit: new Map([
+        ['A', { close: 11, adjFactor: 1 }],
+        ['B', { close: 19.6, adjFactor: 1.05 }], // ex-dividend inside the window: back-adjusted
+        ['C', { close: 12, adjFactor: 1 }],
+        ['D', { close: 9, adjFactor: 1 }],
+      ]),
+      benchmark: '000300.SH',
+      benchmarkWindow: { open: 4000, close: 4040 },
+      regime: 'neutral',
+    })
+    const by = new Map(rows.map((r) => [r.code, r]))
+    expect(by.get('A')!.ret).toBeCloseTo(0.1, 12)
+    expect(by.get('B')!.ret).toBeCloseTo((19.6 * 1.05) / 20 - 1, 12) // 0.029
+    expect(by.get('A')!.bench_ret).toBeCloseTo(0.01, 12)
+    expect(by.get('A')!.excess).toBeCloseTo(0.09, 12)
+    expect(by.get('B')!.excess).toBeCloseTo(0.019, 12)
+    expect(by.get('A')!.universe_ret).toBeCloseTo((0.1 + 0.029) / 2, 12)
+    expect(by.get('C')).toMatchObject({ tradable: false, reason: 'limit_up_open', ret: null, excess: null })
+    expect(by.get('D')).toMatchObject({ tradable: false, reason: 'suspended', ret: null })
+    expect(by.get('E')).toMatchObject({ tradable: false, reason: 'suspended', ret: null }) // no bar on T+1
+  })
+
+  it('rounds the limit-up price to the fen and tells a limit open from one a fen below', () => {
+    expect(limitUpPrice(12.34, 0.1)).toBe(13.57) // 13.574
+    expect(limitUpPrice(10.05, 0.1)).toBe(11.06) // 11.055 rounds up
+    expect(untradableReason({ open: 13.57, adjFactor: 1, suspended: false, limitUp: 13.57 })).toBe('limit_up_open')
+    expect(untradableReason({ open: 13.56, adjFactor: 1, suspended: false, limitUp: 13.57 })).toBeNull()
+    expect(untradableReason({ open: 13.56, adjFactor: 1, suspended: false, limitUp: null })).toBeNull()
+  })
+
+  it('has no window until T+h has happened', () => {
+    const calendar = ['2024-03-01', '2024-03-04', '2024-03-05']
+    expect(outcomeWindow(calendar, '2024-03-01', 2)).toEqual({ entryDate: '2024-03-04', exitDate: '2024-03-05' })
+    expect(outcomeWindow(calendar, '2024-03-04', 2)).toBeUndefined()
+    expect(outcomeWindow(calendar, '2024-03-01', 1)).toEqual({ entryDate: '2024-03-04', exitDate: '2024-03-04' })
+  })
+})
+
+describe('track record of three stocks over three days (hand-computed)', () => {
+  const record = evaluateTrackRecord(threeStocks('2024'), { horizon: 1 })
+
+  it('rank IC per day: +1, then -0.5, then none (two tradable codes); mean 0.25', () => {
+    expect(record.ic.daily.map((d) => d.score)).toEqual([1, -0.5, null])
+    expect(record.ic.score.mean).toBeCloseTo(0.25, 12)
+    expect(record.ic.score.n).toBe(2)
+    // sd of (1, -0.5) = 1.0607; ICIR = 0.25 / 1.0607
+    expect(record.ic.score.icir).toBeCloseTo(0.25 / Math.sqrt(1.125), 12)
+  })
+
+  it('main as a portfolio: returns, excess, turnover and costs day by day', () => {
+    const days = record.portfolio.days
+    // round trip from 2023-08-28 on: 2 x 0.025% commission + 0.05% stamp duty = 0.1%
+    expect(roundTripCost(DEFAULT_COSTS, '2024-03-04')).toBeCloseTo(0.001, 15)
+    expect(days.map((d) => d.names)).toEqual([1, 2, 2]) // B's limit-up open is left out on day 3
+    expect(days.map((d) => d.turnover)).toEqual([1, 0.5, 0.5])
+    expect(days[0]!.ret).toBeCloseTo(0.1, 12)
+    expect(days[1]!.ret).toBeCloseTo(0.02, 12)
+    expect(days[2]!.ret).toBeCloseTo(0.01, 12)
+    expect(days.map((d) => d.excess)).toEqual([
+      expect.closeTo(0.09, 12),
+      expect.closeTo(0.02, 12),
+      expect.closeTo(-0.01, 12),
+    ])
+    expect(days.map((d) => d.cost)).toEqual([
+      expect.closeTo(0.001, 12),
+      expect.closeTo(0.0005, 12),
+      expect.closeTo(0.0005, 12),
+    ])
+    expect(days[2]!.cum_excess).toBeCloseTo(1.089 * 1.0195 * 0.9895, 12)
+    expect(record.portfolio.cum_excess).toBeCloseTo(1.089 * 1.0195 * 0.9895 - 1, 12)
+    expect(record.portfolio.max_drawdown).toBeCloseTo(0.0105, 12)
+    expect(record.portfolio.mean_turnover).toBeCloseTo(2 / 3, 12)
+  })
+
+  it('charges the 0.1% stamp duty on sales before 2023-08-28', () => {
+    const old = evaluateTrackRecord(threeStocks('2023'), { horizon: 1 })
+    expect(old.portfolio.days.map((d) => d.cost)).toEqual([
+      expect.closeTo(0.0015, 12),
+      expect.closeTo(0.00075, 12),
+      expect.closeTo(0.00075, 12),
+    ])
+  })
+
+  it('by decision: count, mean excess, hit rate; the untradable row counted apart', () => {
+    const main = record.groups.decision.find((g) => g.key === 'main')!
+    // excess of main rows: .09, -.02, .06, .01, -.03
+    expect(main.count).toBe(5)
+    expect(main.mean_excess).toBeCloseTo(0.022, 12)
+    expect(main.hit_rate).toBeCloseTo(0.6, 12)
+    const reject = record.groups.decision.find((g) => g.key === 'reject')!
+    expect(reject.count).toBe(2) // -.05, +.01
+    expect(reject.hit_rate).toBe(0.5)
+    expect(record.untradable).toEqual({ limit_up_open: 1 })
+    expect(record.groups.regime.map((g) => [g.key, g.count])).toEqual([
+      ['strong', 6],
+      ['weak', 2],
+    ])
+  })
+})
+
+describe('statistics', () => {
+  it('Spearman uses average ranks for ties', () => {
+    expect(spearman([1, 2, 2, 3], [10, 20, 30, 40])).toBeCloseTo(0.9486832980505138, 12)
+    expect(spearman([1, 1, 1], [1, 2, 3])).toBeNull()
+  })
+
+  it('Newey-West widens the t of a positively autocorrelated series and equals s/sqrt(n) with no lags', () => {
+    const x = [0.1, 0.12, 0.08, 0.02, 0, -0.02, 0.05, 0.07, 0.09, 0.03]
+    const plain = summarise(x)
+    const sd = Math.sqrt(x.reduce((s, v) => s + (v - plain.mean!) ** 2, 0) / (x.length - 1))
+    expect(plain.t).toBeCloseTo(plain.mean! / (sd / Math.sqrt(x.length)), 12)
+    // lag-1 with Bartlett weight 1/2: var = (g0 + g1) / n
+    const m = plain.mean!
+    const g0 = x.reduce((s, v) => s + (v - m) ** 2, 0) / x.length
+    let g1 = 0
+    for (let t = 1; t < x.length; t++) g1 += (x[t]! - m) * (x[t - 1]! - m)
+    g1 /= x.length
+    expect(summarise(x, 1).t).toBeCloseTo(m / Math.sqrt((g0 + g1) / x.length), 12)
+    expect(Math.abs(summarise(x, 1).t!)).toBeLessThan(Math.abs(plain.t!))
+  })
+})

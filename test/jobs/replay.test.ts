@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DEFAULT_SIZES } from '../../src/domain/plan-assembly.js'
+import { silentProgress } from '../../src/jobs/progress.js'
+import { runReplay } from '../../src/jobs/replay.job.js'
+import type { Db } from '../../src/storage/db.js'
+import { createReplayRunsRepository } from '../../src/storage/replay-runs.repository.js'
+import { type DemoMarket, seedDemoMarket } from '../support/demo-market.js'
+import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
+
+const MARKET = { stocks: 150, days: 80, seed: 11 }
+const HISTORY = 7
+const signal = new AbortController().signal
+
+async function dailyRows(db: Db) {
+  return db.selectFrom('stock_daily').selectAll().orderBy('trade_date').orderBy('code').execute()
+}
+async function outcomeRows(db: Db) {
+  return (
+    await db
+      .selectFrom('plan_outcomes')
+      .select(['trade_date', 'horizon', 'code', 'tradable', 'reason', 'ret', 'bench_ret', 'universe_ret', 'regime'])
+      .orderBy('horizon')
+      .orderBy('trade_date')
+      .orderBy('code')
+      .execute()
+  ).map((r) => ({ ...r }))
+}
+async function planLists(demo: DemoMarket, date: string) {
+  const plan = await demo.services.plans.getPlan({ date, sizes: DEFAULT_SIZES, nocache: true })
+  return { main: plan.body.main.map((r) => r.code), observe: plan.body.observe.map((r) => r.code), source: plan.source }
+}
+
+describe('replay', () => {
+  let chained: TestDatabase
+  let replayed: TestDatabase
+  let nightly: DemoMarket
+  let replay: DemoMarket
+  beforeAll(async () => {
+    chained = await createTestDatabase()
+    replayed = await createTestDatabase()
+    nightly = await seedDemoMarket(chained, { ...MARKET, history: HISTORY })
+    replay = await seedDemoMarket(replayed, { ...MARKET, history: 0 })
+  }, 120_000)
+  afterAll(async () => {
+    await nightly.cleanup()
+    await replay.cleanup()
+    await chained.drop()
+    await replayed.drop()
+  })
+
+  it('resumes after a kill mid-day and ends with the same main, observe, daily rows and outcomes as the nightly chain', async () => {
+    const dates = nightly.planned
+    const from = dates[0]!
+    const to = dates.at(-1)!
+    const runs = createReplayRunsRepository(replayed.db)
+    const calls: string[] = []
+    const killAt = dates[3]!
+    const controller = new AbortController()
+    const steps = replay.services.steps
+    // the "kill": the signal fires while day 4's outcomes step runs, after its build and plan wrote their rows
+    const killing = {
+      build: steps.build,
+      plan: steps.plan,
+      outcomes: async (args: { date?: string }, s: AbortSignal) => {
+        calls.push(args.date!)
+        if (args.date === killAt) {
+          controller.abort(new Error('killed'))
+          throw new Error('killed')
+        }
+        return steps.outcomes(args, s)
+      },
+    }
+    const deps = {
+      pool: replayed.pool,
+      calendar: (d: string) => replay.services.market.calendar(d),
+      runs,
+      progress: silentProgress,
+      log: replay.services.log,
+    }
+    await expect(runReplay({ ...deps, steps: killing }, { from, to }, controller.signal)).rejects.toThrow('killed')
+    expect(await runs.doneThrough(from, to)).toBe(dates[2])
+    // the kill landed mid-day: day 4's daily rows were written, its outcomes step never finished
+    const half = await replayed.db.selectFrom('stock_daily').select('code').where('trade_date', '=', killAt).execute()
+    expect(half.length).toBeGreaterThan(0)
+
+    calls.length = 0
+    const counting = {
+      ...killing,
+      outcomes: async (a: { date?: string }, s: AbortSignal) => {
+        calls.push(a.date!)
+        return steps.outcomes(a, s)
+      },
+    }
+    const resumed = await runReplay({ ...deps, steps: counting }, { from, to }, signal)
+    expect(resumed.resumedAfter).toBe(dates[2])
+    expect(calls).toEqual(dates.slice(3))
+    expect(await runs.doneThrough(from, to)).toBe(to)
+
+    expect(await dailyRows(replayed.db)).toEqual(await dailyRows(chained.db))
+    expect(await outcomeRows(replayed.db)).toEqual(await outcomeRows(chained.db))
+    expect((await outcomeRows(replayed.db)).length).toBeGreaterThan(0)
+    for (const date of [dates[0]!, to]) expect(await planLists(replay, date)).toEqual(await planLists(nightly, date))
+    const last = await planLists(replay, to)
+    expect(last.main.length + last.observe.length).toBeGreaterThan(0)
+  }, 120_000)
+
+  it('refuses a reversed range and a range without trading days, changing nothing', async () => {
+    const before = await dailyRows(replayed.db)
+    await expect(replay.services.replay({ from: '2026-11-20', to: '2026-11-01' }, signal)).rejects.toThrow(
+      '--from 2026-11-20 is after --to 2026-11-01',
+    )
+    await expect(replay.services.replay({ from: '1990-01-01', to: '1990-02-01' }, signal)).rejects.toThrow(
+      'no trading days with bars from 1990-01-01 to 1990-02-01',
+    )
+    expect(await dailyRows(replayed.db)).toEqual(before)
+  })
+})
