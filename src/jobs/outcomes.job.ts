@@ -23,9 +23,9 @@ export interface OutcomesJobResult extends JobResult {
   readonly written: Record<string, number>
 }
 
-/** Trading days from listing to `date`, 1 on the first day; Infinity when the listing date is unknown. */
+/** Trading days from listing to `date`, 1 on the first day; Infinity when unknown or before the known calendar. */
 function listedDaysOn(listDate: IsoDate | null, date: IsoDate, calendar: readonly IsoDate[]): number {
-  if (listDate === null) return Number.POSITIVE_INFINITY
+  if (listDate === null || calendar.length === 0 || listDate < calendar[0]!) return Number.POSITIVE_INFINITY
   return calendar.filter((d) => d >= listDate && d <= date).length
 }
 
