@@ -86,6 +86,11 @@ export function createServices(
     log,
     onPlanWritten: forgetPlan,
     onTierChanged: () => forgetTiers(),
+    onResync: () => {
+      snapshots.forget()
+      plans.clearCache()
+      forgetTiers()
+    },
   })
   const plans = createPlanService({
     assembler,
