@@ -115,7 +115,7 @@ async function exists(file: string): Promise<boolean> {
 
 /** Initialises into a temp directory then renames, so a crash never leaves a half-made cluster. */
 async function initialise(dataDir: string, bins: Binaries, runAs: RunAs, log: Logger): Promise<void> {
-  await ensureDirectory('PG_DATA_DIR', path.dirname(dataDir))
+  await ensureDirectory('PG_DATA_DIR', path.dirname(dataDir), dataDir)
   const found = await stat(dataDir).catch(() => undefined)
   if (found && !found.isDirectory())
     throw new StartupError(

@@ -98,7 +98,7 @@ export function directoryError(setting: string, dir: string, err: unknown): Star
  * Creates `dir` and its missing parents one level at a time. Node's recursive mkdir loops forever under
  * /proc (`/proc/nope/pg`), and names no setting when a parent is a regular file.
  */
-export async function ensureDirectory(setting: string, dir: string): Promise<void> {
+export async function ensureDirectory(setting: string, dir: string, value: string = dir): Promise<void> {
   const missing: string[] = []
   let at = path.resolve(dir)
   for (;;) {
@@ -106,7 +106,7 @@ export async function ensureDirectory(setting: string, dir: string): Promise<voi
     if (!(found instanceof Error)) {
       if (!found.isDirectory()) {
         throw new StartupError(
-          `${setting}=${dir} is under ${at}, which is a regular file, not a directory; set ${setting} to a directory path`,
+          `${setting}=${value} is under ${at}, which is a regular file, not a directory; set ${setting} to a directory path`,
         )
       }
       break
@@ -116,7 +116,7 @@ export async function ensureDirectory(setting: string, dir: string): Promise<voi
       missing.length = 0
       continue
     }
-    if (found.code !== 'ENOENT') throw directoryError(setting, dir, found)
+    if (found.code !== 'ENOENT') throw directoryError(setting, value, found)
     missing.unshift(at)
     const parent = path.dirname(at)
     if (parent === at) break
@@ -124,7 +124,7 @@ export async function ensureDirectory(setting: string, dir: string): Promise<voi
   }
   for (const level of missing) {
     await mkdir(level).catch((err: NodeJS.ErrnoException) => {
-      if (err.code !== 'EEXIST') throw directoryError(setting, dir, err)
+      if (err.code !== 'EEXIST') throw directoryError(setting, value, err)
     })
   }
 }

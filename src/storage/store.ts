@@ -3,7 +3,7 @@ import type { Logger } from '../logger.js'
 import { createDb, type Db, type DbHandle, type DbOptions } from './db.js'
 import { startEmbeddedPostgres } from './embedded-postgres.js'
 import { migrateToLatest } from './migrate.js'
-import { probeDatabaseUrl } from './startup-errors.js'
+import { describeUrl, probeDatabaseUrl } from './startup-errors.js'
 
 export interface Store extends DbHandle {
   readonly db: Db
@@ -27,6 +27,10 @@ export async function openStore(
   log: Logger,
   options: StoreOptions = {},
 ): Promise<Store> {
+  log.info(
+    config.databaseUrl !== undefined ? { database: describeUrl(config.databaseUrl) } : { pgDataDir: config.pgDataDir },
+    'opening the store',
+  )
   if (config.databaseUrl !== undefined) await probeDatabaseUrl(config.databaseUrl)
   const embedded = config.databaseUrl === undefined ? await startEmbeddedPostgres(config.pgDataDir, log) : undefined
   const url = config.databaseUrl ?? embedded!.url
