@@ -163,6 +163,7 @@ export function createLatestDate(deps: {
       await c.query(`listen ${TIER_DATES_CHANNEL}; listen ${PLAN_WRITTEN_CHANNEL}`)
     } catch (err) {
       deps.log.debug({ err: { message: (err as Error).message } }, 'tier date listener not connected')
+      lostOnce = true
       drop(c)
       scheduleReconnect()
       return
