@@ -51,7 +51,8 @@ export function createDb(url: string, log: Logger, options: DbOptions = {}): DbH
     query_timeout: statementTimeoutMs + 1000,
     types: pgTypes,
   })
-  pool.on('error', (err) => log.warn({ err: { message: err.message } }, 'postgres idle client error'))
+  // an idle client's error reaches its own listener below too: logged there once
+  pool.on('error', (err) => log.debug({ err: { message: err.message } }, 'postgres idle client error'))
   pool.on('connect', (client) => {
     client.on('error', (err) =>
       log.warn({ err: { message: err.message, code: (err as { code?: string }).code } }, 'postgres connection lost'),
