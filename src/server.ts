@@ -45,6 +45,7 @@ export async function startServer(config: Config, log: Logger, store?: Store): P
     })
     await scheduler?.start()
   } catch (err) {
+    log.error({ err: { message: errorText(err) } }, 'start-up failed; stopping what started')
     await app?.close().catch(() => undefined)
     await scheduler?.close().catch(() => undefined)
     await services.close().catch(() => undefined)

@@ -19,12 +19,16 @@ export function withDeadline<T>(work: Promise<T>, ms: number, what: string): Pro
 }
 
 /** One call in flight at a time, each caller bounded by the deadline: a frozen store ties up one connection. */
-export function deadlineProbe<T>(probe: () => Promise<T>, ms: number, what: string): () => Promise<T> {
+export function deadlineProbe<T>(
+  probe: () => Promise<T>,
+  ms: number,
+  what: string,
+): (deadlineMs?: number) => Promise<T> {
   let inflight: Promise<T> | undefined
-  return () => {
+  return (deadlineMs = ms) => {
     inflight ??= probe().finally(() => {
       inflight = undefined
     })
-    return withDeadline(inflight, ms, what)
+    return withDeadline(inflight, deadlineMs, what)
   }
 }

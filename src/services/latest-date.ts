@@ -18,6 +18,8 @@ export interface LatestDate {
 export interface LatestDateTimings {
   /** Longest a caller waits for the store before the last known date stands. */
   readonly lookupMs: number
+  /** With no date known yet there is nothing to fall back to: the caller waits this long instead. */
+  readonly firstLookupMs: number
   /** How often the LISTEN connection proves it is alive, and how long it may take to. */
   readonly heartbeatMs: number
   readonly heartbeatDeadlineMs: number
@@ -29,6 +31,7 @@ export interface LatestDateTimings {
 
 export const LATEST_DATE_TIMINGS: LatestDateTimings = {
   lookupMs: 1000,
+  firstLookupMs: 5000,
   heartbeatMs: 5000,
   heartbeatDeadlineMs: 2000,
   sessionMs: 30_000,
@@ -191,7 +194,7 @@ export function createLatestDate(deps: {
     async get() {
       if (known) return value
       try {
-        return await lookup()
+        return await lookup(hadValue ? timings.lookupMs : timings.firstLookupMs)
       } catch (err) {
         if (hadValue) return value
         throw err

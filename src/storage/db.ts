@@ -30,8 +30,8 @@ export interface DbOptions {
   readonly acquireTimeoutMs?: number
 }
 
-/** Statement deadline of the HTTP server's pool: nothing a request does takes this long on a healthy store. */
-export const SERVER_STATEMENT_TIMEOUT_MS = 30_000
+/** Statement deadline of the HTTP server's pool: the plan's consumer gives up at 60 s anyway. */
+export const SERVER_STATEMENT_TIMEOUT_MS = 60_000
 
 /**
  * A pool that fails fast when the server is unreachable, so requests answer instead of hanging. Every client,

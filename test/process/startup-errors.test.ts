@@ -106,7 +106,7 @@ describe('start-up failures name the setting and the fix, and exit within 10 s',
     await expectFailure({ PG_DATA_DIR: '/proc/nope/pg' }, /PG_DATA_DIR=\/proc\/nope\/pg cannot be created/)
   })
 
-  it('a taken port: exits 1 within 5 s of the database starting, names the holder, leaves no postgres', async () => {
+  it('a taken port after the database started: exits 1 within 5 s of the failure, names the holder, leaves no postgres', async () => {
     const holder = net.createServer()
     await new Promise<void>((r) => holder.listen(0, '127.0.0.1', () => r()))
     const port = (holder.address() as net.AddressInfo).port
@@ -115,10 +115,11 @@ describe('start-up failures name the setting and the fix, and exit within 10 s',
       const run = await runCli(
         ['serve'],
         { PORT: String(port), PG_DATA_DIR: dataDir },
-        { timeoutMs: 90_000, mark: /started embedded postgresql/ },
+        { timeoutMs: 90_000, mark: /start-up failed; stopping what started/ },
       )
       expect(run.signal, run.output).toBeNull()
       expect(run.code, run.output).toBe(1)
+      expect(run.output).toMatch(/started embedded postgresql[\s\S]*start-up failed/) // the database was up
       expect(run.markMs, run.output).toBeDefined()
       expect(run.ms - run.markMs!, run.output).toBeLessThan(5000)
       expect(run.output).toMatch(
