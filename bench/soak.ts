@@ -20,7 +20,8 @@
  * Between phases a full GC is forced and the settled heap printed: a leak grows it, warm-up does not.
  *
  * With --kill-db, phase 2 is instead: the same load, the embedded postmaster killed (SIGKILL) a third of the way
- * in, started again on its port `--down` seconds later, then /health polled until ok. Every non-2xx answer is
+ * in; the server supervises the store it was handed, as `serve` does, and starts it again on its port (should
+ * it still be down `--down` seconds later, the bench starts it itself); /health is polled until ok. Every non-2xx answer is
  * timed, so the figures say how many came while the store was down (kill to ok again) and how many outside.
  */
 import { spawn } from 'node:child_process'
