@@ -2,6 +2,7 @@
  * Soak on the full demo market: the real server (startServer) in this process, load from autocannon in a child
  * process. Prints figures; asserts nothing. Not part of the test run.
  *   npx tsx bench/soak.ts [--seconds 60 --connections 100] [--stocks 5000 --days 250] [--chain-in-process]
+ *   npx tsx bench/soak.ts --kill-db [--down 10] ...   (phase 2 is the database killed and restarted instead)
  *
  * Request mix: one autocannon instance with `connections` connections; every request picks its endpoint at
  * random with the weights 70% cached GET /plan, 10% GET /plan?nocache=1, 10% GET /plan/verdict with 20 codes,
@@ -17,6 +18,11 @@
  * The market lives in its own embedded PostgreSQL (var/bench/soak-<stocks>x<days>), since phase 2 rewrites
  * the last day. The server runs on benchMarket's store, so its pool has 20 connections (`stockplan serve`: 10).
  * Between phases a full GC is forced and the settled heap printed: a leak grows it, warm-up does not.
+ *
+ * With --kill-db, phase 2 is instead: the same load, the embedded postmaster killed (SIGKILL) a third of the way
+ * in; the server supervises the store it was handed, as `serve` does, and starts it again on its port (should
+ * it still be down `--down` seconds later, the bench starts it itself); /health is polled until ok. Every non-2xx answer is
+ * timed, so the figures say how many came while the store was down (kill to ok again) and how many outside.
  */
 import { spawn } from 'node:child_process'
 import { rm } from 'node:fs/promises'
@@ -42,6 +48,9 @@ interface LoadConfig {
 interface EndpointFigures {
   readonly count: number
   readonly non2xx: number
+  /** Wall-clock times (epoch ms) of the non-2xx answers, and their statuses. */
+  readonly non2xxAt: readonly number[]
+  readonly statuses: Record<string, number>
   readonly p50: number
   readonly p99: number
   readonly max: number
@@ -69,6 +78,8 @@ async function runLoad(config: LoadConfig): Promise<void> {
   const total = config.mix.reduce((sum, m) => sum + m.weight, 0)
   const latencies = new Map<string, number[]>(config.mix.map((m) => [m.tag, []]))
   const non2xx = new Map<string, number>(config.mix.map((m) => [m.tag, 0]))
+  const non2xxAt = new Map<string, number[]>(config.mix.map((m) => [m.tag, []]))
+  const statuses = new Map<string, Record<string, number>>(config.mix.map((m) => [m.tag, {}]))
   interface Context {
     tag?: string
     started?: number
@@ -96,7 +107,12 @@ async function runLoad(config: LoadConfig): Promise<void> {
         onResponse: (status: number, _body: unknown, context: Context) => {
           const tag = context.tag ?? '?'
           latencies.get(tag)?.push(performance.now() - (context.started ?? performance.now()))
-          if (status < 200 || status >= 300) non2xx.set(tag, (non2xx.get(tag) ?? 0) + 1)
+          const seen = statuses.get(tag)
+          if (seen) seen[status] = (seen[status] ?? 0) + 1
+          if (status < 200 || status >= 300) {
+            non2xx.set(tag, (non2xx.get(tag) ?? 0) + 1)
+            non2xxAt.get(tag)?.push(Date.now())
+          }
         },
       },
     ],
@@ -107,6 +123,8 @@ async function runLoad(config: LoadConfig): Promise<void> {
     endpoints[tag] = {
       count: sorted.length,
       non2xx: non2xx.get(tag) ?? 0,
+      non2xxAt: non2xxAt.get(tag) ?? [],
+      statuses: statuses.get(tag) ?? {},
       p50: quantile(sorted, 0.5),
       p99: quantile(sorted, 0.99),
       max: sorted.at(-1) ?? Number.NaN,
@@ -293,6 +311,21 @@ async function main(): Promise<void> {
   report(`phase 1: ${seconds} s steady`, steady, memory.stop())
   afterGc('after phase 1')
 
+  if (process.argv.includes('--kill-db')) {
+    const restarted = await killDbPhase({
+      url,
+      seconds,
+      connections,
+      mix,
+      pgDataDir: market.config.pgDataDir,
+      downSeconds: flag('down', 10),
+    })
+    afterGc('after the database kill')
+    await server.close()
+    await restarted.stop() // the one this bench started again (the store stops only the postmaster it started)
+    return
+  }
+
   // phase 2: take the last day back, then chain it under load
   await store.db.transaction().execute(async (trx) => {
     await trx.deleteFrom('stock_daily').where('trade_date', '=', last).execute()
@@ -381,6 +414,68 @@ async function main(): Promise<void> {
 
   afterGc('after phase 2')
   await server.close()
+}
+
+/** Phase 2 with --kill-db: the postmaster killed under load and started again; errors timed against the outage. */
+async function killDbPhase(args: {
+  url: string
+  seconds: number
+  connections: number
+  mix: Mix[]
+  pgDataDir: string
+  downSeconds: number
+}): Promise<{ stop(): Promise<void> }> {
+  const [{ readPostmasterPid, startEmbeddedPostgres }, { createLogger }] = await Promise.all([
+    import('../src/storage/embedded-postgres.js'),
+    import('../src/logger.js'),
+  ])
+  const { url, seconds, connections, mix, pgDataDir, downSeconds } = args
+  const before = await readPostmasterPid(pgDataDir)
+  if (!before) throw new Error(`--kill-db needs the embedded database (no postmaster.pid in ${pgDataDir})`)
+  const memory = sampleMemory()
+  const loadStarted = Date.now()
+  const since = (t: number): string => `${((t - loadStarted) / 1000).toFixed(1)} s`
+  const load = startLoad({ url, seconds, connections, mix })
+  await new Promise((r) => setTimeout(r, (seconds * 1000) / 3))
+  process.kill(before.pid, 'SIGKILL')
+  const killedAt = Date.now()
+  console.log(`\nphase 2 (--kill-db): postmaster ${before.pid} killed at ${since(killedAt)}`)
+  const healthy = async (): Promise<boolean> =>
+    ((await (await fetch(`${url}/health`)).json().catch(() => ({}))) as { ok?: boolean }).ok === true
+  // the server's supervisor restarts it; the bench steps in only if it is still down after --down seconds
+  let backAt = 0
+  while (backAt === 0 && Date.now() - killedAt < downSeconds * 1000) {
+    if (await healthy()) backAt = Date.now()
+    else await new Promise((r) => setTimeout(r, 50))
+  }
+  const log = createLogger({ logLevel: 'warn' })
+  let restarted: Awaited<ReturnType<typeof startEmbeddedPostgres>> | undefined
+  while (!restarted) {
+    restarted = await startEmbeddedPostgres(pgDataDir, log, { port: before.port }).catch(async () => {
+      await new Promise((r) => setTimeout(r, 200)) // the killed one's backends still detaching
+      return undefined
+    })
+  }
+  while (backAt === 0) {
+    if (await healthy()) backAt = Date.now()
+    else await new Promise((r) => setTimeout(r, 50))
+  }
+  const after = await readPostmasterPid(pgDataDir)
+  console.log(
+    `/health ok again at ${since(backAt)}, ${((backAt - killedAt) / 1000).toFixed(2)} s after the kill; ` +
+      `postmaster ${after?.pid} on port ${after?.port} (${restarted.owned ? 'started by the bench' : 'started by the server'})`,
+  )
+  const result = await load
+  report(`phase 2: ${seconds} s with the database killed and restarted in the middle`, result, memory.stop())
+  console.log('non-2xx by endpoint: while the store was down (kill to /health ok) / outside; statuses')
+  for (const [tag, e] of Object.entries(result.endpoints)) {
+    const inside = e.non2xxAt.filter((t) => t >= killedAt && t <= backAt + 1000).length
+    console.log(
+      `${tag.padEnd(28)}${String(inside).padStart(7)} /${String(e.non2xx - inside).padStart(5)}   ${JSON.stringify(e.statuses)}`,
+    )
+  }
+  console.log(`server process: alive (it is this process); socket errors ${result.errors}, timeouts ${result.timeouts}`)
+  return restarted
 }
 
 const loadArg = process.argv.indexOf('--load')

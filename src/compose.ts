@@ -96,6 +96,11 @@ export function createServices(
     log,
     onPlanWritten: forgetPlan,
     onTierChanged: () => forgetTiers(),
+    onResync: () => {
+      snapshots.forget()
+      plans.clearCache()
+      forgetTiers()
+    },
   })
   const plans = createPlanService({
     assembler,

@@ -38,7 +38,7 @@ export function registerDemoCommand(program: Command): void {
     .option('--regenerate', 'generate and import again even if this demo is already loaded', false)
     .option('--serve', 'start the service afterwards (in the foreground)', false)
     .action(async (opts: DemoCliOptions) => {
-      const [{ withContext }, { runDemo }, { terminalProgress }, { createLogger }, { closeOnSignals, startServer }] =
+      const [{ withContext }, { runDemo }, { terminalProgress }, { createLogger }, { serveUntilSignalled }] =
         await Promise.all([
           import('./context.js'),
           import('../jobs/demo.job.js'),
@@ -57,16 +57,12 @@ export function registerDemoCommand(program: Command): void {
       )
       if (!opts.serve) return
       const log = createLogger(config) // the server's log stream: stdout, as under `serve`
-      let server: Awaited<ReturnType<typeof startServer>>
-      try {
-        server = await startServer(config, log, store)
-      } catch (err) {
-        await store.close()
-        throw err
-      }
-      console.error(
-        `serving the demo plan at ${server.url}/plan (viewer at ${server.url}/, API docs at ${server.url}/docs)`,
-      )
-      closeOnSignals(server, log)
+      await serveUntilSignalled(config, log, {
+        store,
+        onListening: (server) =>
+          console.error(
+            `serving the demo plan at ${server.url}/plan (viewer at ${server.url}/, API docs at ${server.url}/docs)`,
+          ),
+      })
     })
 }

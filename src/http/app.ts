@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
 import type { Config } from '../config.js'
 import type { Logger } from '../logger.js'
+import { deadlineProbe } from '../services/deadline.js'
 import type { LogicStateService } from '../services/logic-state.service.js'
 import { createMetrics, type Metrics } from '../services/metrics.js'
 import type { PlanService } from '../services/plan.service.js'
@@ -39,6 +40,7 @@ export interface AppDeps {
 }
 
 export const APP_VERSION = '0.1'
+const HEALTH_PROBE_MS = 1500
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
@@ -82,7 +84,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
 
   await app.register(healthRoutes, {
-    latestPlanDate: () => deps.tiers.latestDate(),
+    // its own short deadline: a frozen store is `ok:false` at once, not when the store wakes
+    latestPlanDate: deadlineProbe(() => deps.tiers.latestDate(), HEALTH_PROBE_MS, 'the store'),
     poolTop: deps.config.poolTop,
     poolMax: deps.config.poolMax,
   })

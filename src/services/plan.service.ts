@@ -3,7 +3,7 @@ import { cutPlan, DEFAULT_SIZES } from '../domain/plan-assembly.js'
 import type { FullPlan, PlanBody, PlanSizes } from '../domain/plan-types.js'
 import { AppError, errorText } from '../errors.js'
 import type { Logger } from '../logger.js'
-import type { PlanFiles } from '../storage/plan-files.js'
+import { type PlanFiles, PlanWriteError } from '../storage/plan-files.js'
 import { SingleFlight } from './cache/single-flight.js'
 import { TtlCache } from './cache/ttl-cache.js'
 import type { LatestDate } from './latest-date.js'
@@ -189,7 +189,16 @@ export function createPlanService(deps: PlanServiceDeps) {
       const resolved = await resolveDate(date)
       const plan = await compute(resolved, DEFAULT_SIZES, true)
       const meta = await deps.snapshots.get(resolved)
-      const file = await deps.files.writePlan(resolved, renderPlanMarkdown(plan.body, meta.regime, meta.market))
+      let file: string
+      try {
+        file = await deps.files.writePlan(resolved, renderPlanMarkdown(plan.body, meta.regime, meta.market))
+      } catch (err) {
+        if (err instanceof PlanWriteError) {
+          deps.log.error({ date: resolved, code: err.code, err: { message: err.message } }, 'plan file not written')
+          throw new AppError(503, err.message)
+        }
+        throw err
+      }
       cache.clear()
       return file
     },

@@ -8,6 +8,7 @@ import pg from 'pg'
 import { processPath } from '../config.js'
 import type { Logger } from '../logger.js'
 import { isProcessAlive } from './process-alive.js'
+import { directoryError, ensureDirectory, StartupError } from './startup-errors.js'
 
 export { isProcessAlive }
 
@@ -22,8 +23,17 @@ export interface RunningPostgres {
   readonly port: number
   /** True when this process started the server and so stops it on shutdown. */
   readonly owned: boolean
+  /**
+   * Watches the postmaster from now on: if it dies, it is started again on the same data directory and port
+   * (so pooled connections reconnect by themselves), with backoff; a postmaster another process started there
+   * meanwhile (a CLI command) is joined instead. Only for an owned server; `stop` ends the watch.
+   */
+  supervise(): void
   stop(): Promise<void>
 }
+
+const SUPERVISE_EVERY_MS = 500
+const RESTART_BACKOFF_MAX_MS = 5000
 
 interface Binaries {
   readonly initdb: string
@@ -105,13 +115,21 @@ async function exists(file: string): Promise<boolean> {
 
 /** Initialises into a temp directory then renames, so a crash never leaves a half-made cluster. */
 async function initialise(dataDir: string, bins: Binaries, runAs: RunAs, log: Logger): Promise<void> {
+  await ensureDirectory('PG_DATA_DIR', path.dirname(dataDir), dataDir)
+  const found = await stat(dataDir).catch(() => undefined)
+  if (found && !found.isDirectory())
+    throw new StartupError(
+      `PG_DATA_DIR=${dataDir} is a regular file, not a directory; set PG_DATA_DIR to a directory path`,
+    )
   if (await exists(path.join(dataDir, 'PG_VERSION'))) return
-  const parent = path.dirname(dataDir)
-  await mkdir(parent, { recursive: true })
   const staging = `${dataDir}.init-${process.pid}`
-  await rm(staging, { recursive: true, force: true })
-  await mkdir(staging, { mode: 0o700 })
-  if (runAs.uid !== undefined) await chown(staging, runAs.uid, runAs.gid ?? runAs.uid)
+  try {
+    await rm(staging, { recursive: true, force: true })
+    await mkdir(staging, { mode: 0o700 })
+    if (runAs.uid !== undefined) await chown(staging, runAs.uid, runAs.gid ?? runAs.uid)
+  } catch (err) {
+    throw directoryError('PG_DATA_DIR', dataDir, err)
+  }
   log.info({ dataDir }, 'initialising embedded postgresql')
   await run(
     bins.initdb,
@@ -220,37 +238,113 @@ export async function startEmbeddedPostgres(
   if (existing !== undefined) {
     log.debug({ port: existing }, 'joined running embedded postgresql')
     await ensureDatabase(existing)
-    return { url: urlFor(existing), port: existing, owned: false, stop: async () => undefined }
+    return joinedInstance(existing)
   }
 
-  const port = options.port ?? (await freePort())
-  const serverOptions = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=200`
-  try {
+  const port = options.port ?? (await preferredPort(dataDir))
+  let startedPid: number | undefined
+  const pgCtlStart = async (): Promise<void> => {
+    const serverOptions = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=200`
     await run(
       bins.pg_ctl,
       ['start', '-D', dataDir, '-w', '-t', '60', '-s', '-l', path.join(dataDir, 'postgres.log'), '-o', serverOptions],
       runAs,
       true,
     )
+    startedPid = (await readPostmasterPid(dataDir))?.pid
+  }
+  try {
+    await pgCtlStart()
   } catch (err) {
     // lost a race with another process starting the same cluster: join it
     const joined = await waitForRunningInstance(dataDir, 15_000)
-    if (joined === undefined) throw new Error(`embedded postgresql failed to start in ${dataDir}: ${String(err)}`)
+    if (joined === undefined)
+      throw new StartupError(
+        `embedded PostgreSQL failed to start in PG_DATA_DIR=${dataDir} on port ${port} (${String(err).slice(0, 500)}); ` +
+          `see ${path.join(dataDir, 'postgres.log')}, or set PG_DATA_DIR to another directory`,
+      )
     await ensureDatabase(joined)
-    return { url: urlFor(joined), port: joined, owned: false, stop: async () => undefined }
+    return joinedInstance(joined)
   }
   log.info({ port, dataDir }, 'started embedded postgresql')
   await ensureDatabase(port)
   let stopped = false
+  let watch: NodeJS.Timeout | undefined
+  let checking: Promise<void> | undefined
+  let backoffMs = SUPERVISE_EVERY_MS
+  let nextAttemptAt = 0
+  let down = false
+
+  async function check(): Promise<void> {
+    const pid = await readPostmasterPid(dataDir)
+    if (stopped) return
+    if (pid !== undefined && isProcessAlive(pid.pid)) {
+      if (down && (await canConnect(pid.port))) {
+        down = false
+        backoffMs = SUPERVISE_EVERY_MS
+        log.info({ port: pid.port, pid: pid.pid, ours: pid.pid === startedPid }, 'embedded postgresql is back')
+      }
+      return
+    }
+    if (!down) log.error({ dataDir, port }, 'embedded postgresql died; restarting it on the same data directory')
+    down = true
+    if (Date.now() < nextAttemptAt) return
+    try {
+      await pgCtlStart()
+      log.info({ port, dataDir }, 'restarted embedded postgresql')
+    } catch (err) {
+      // old backends still detaching from shared memory, or another process starting it: try again soon
+      nextAttemptAt = Date.now() + backoffMs
+      backoffMs = Math.min(backoffMs * 2, RESTART_BACKOFF_MAX_MS)
+      log.warn(
+        { err: { message: String(err).slice(0, 300) }, retryInMs: backoffMs },
+        'embedded postgresql restart failed',
+      )
+    }
+  }
+
   return {
     url: urlFor(port),
     port,
     owned: true,
+    supervise() {
+      if (watch || stopped) return
+      watch = setInterval(() => {
+        checking ??= check().finally(() => {
+          checking = undefined
+        })
+      }, SUPERVISE_EVERY_MS)
+      watch.unref()
+    },
     async stop() {
       if (stopped) return
       stopped = true
+      if (watch) clearInterval(watch)
+      await checking
+      const current = await readPostmasterPid(dataDir)
+      // a postmaster another process started after ours died is that process's to stop
+      if (current === undefined || current.pid !== startedPid || !isProcessAlive(current.pid)) return
       await run(bins.pg_ctl, ['stop', '-D', dataDir, '-m', 'fast', '-w', '-t', '30', '-s'], runAs)
       log.info({ dataDir }, 'stopped embedded postgresql')
     },
   }
+}
+
+function joinedInstance(port: number): RunningPostgres {
+  return { url: urlFor(port), port, owned: false, supervise: () => undefined, stop: async () => undefined }
+}
+
+/** The port a killed postmaster left in its pid file (clients still point there), else a free one. */
+async function preferredPort(dataDir: string): Promise<number> {
+  const stale = await readPostmasterPid(dataDir)
+  if (stale !== undefined && !isProcessAlive(stale.pid) && (await portIsFree(stale.port))) return stale.port
+  return freePort()
+}
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer()
+    server.once('error', () => resolve(false))
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)))
+  })
 }

@@ -1,8 +1,15 @@
-import { readFile, stat } from 'node:fs/promises'
+import { constants } from 'node:fs'
+import { open, stat } from 'node:fs/promises'
 import path from 'node:path'
 import type { FullPlan } from '../domain/plan-types.js'
 import type { Market, Regime } from '../domain/regime.js'
 import { writeFileAtomic } from './atomic-file.js'
+import { snapshotViolation } from './snapshot-schema.js'
+
+/** A snapshot larger than this is not read (a day's `_full` is about a megabyte). */
+export const SNAPSHOT_MAX_BYTES = 64 * 1024 * 1024
+/** A snapshot read that takes longer than this is abandoned (a slow or hung file system). */
+export const SNAPSHOT_READ_MS = 2000
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/
 
@@ -28,7 +35,58 @@ function describe(err: unknown): string {
   const e = err as NodeJS.ErrnoException
   if (e.code === 'ENOENT') return 'missing'
   if (e.code === 'EACCES' || e.code === 'EPERM') return `unreadable (${e.code})`
+  if (e.name === 'AbortError' || e.name === 'TimeoutError') return `not read within ${SNAPSHOT_READ_MS} ms`
   return `unreadable (${e.code ?? e.message})`
+}
+
+/**
+ * The file's text, read only if it is a regular file within the size cap, and within the deadline. Opened
+ * non-blocking, so a FIFO or a device in its place is refused at once instead of holding a thread forever.
+ */
+async function readRegularFile(file: string): Promise<{ ok: true; text: string } | { ok: false; reason: string }> {
+  let handle: Awaited<ReturnType<typeof open>>
+  try {
+    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY)
+  } catch (err) {
+    return { ok: false, reason: describe(err) }
+  }
+  try {
+    const info = await handle.stat()
+    if (!info.isFile()) return { ok: false, reason: 'not a regular file' }
+    if (info.size > SNAPSHOT_MAX_BYTES)
+      return { ok: false, reason: `${info.size} bytes, over the ${SNAPSHOT_MAX_BYTES}-byte cap` }
+    const text = await handle.readFile({ encoding: 'utf8', signal: AbortSignal.timeout(SNAPSHOT_READ_MS) })
+    return { ok: true, text }
+  } catch (err) {
+    return { ok: false, reason: describe(err) }
+  } finally {
+    await handle.close().catch(() => undefined)
+  }
+}
+
+const DISK_CAUSES: Record<string, string> = {
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'the disk quota is exhausted',
+  EROFS: 'the file system is read-only',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EIO: 'an I/O error',
+  ENOTDIR: 'a path component is a regular file',
+}
+
+/** A plan-directory write that failed; the previous file is untouched (the writes are atomic). */
+export class PlanWriteError extends Error {
+  override name = 'PlanWriteError'
+  readonly code: string | undefined
+  constructor(file: string, root: string, err: unknown) {
+    const code = (err as NodeJS.ErrnoException).code
+    const cause = code && DISK_CAUSES[code] ? `${DISK_CAUSES[code]} (${code})` : (code ?? (err as Error).message)
+    super(
+      `cannot write ${file}: ${cause}; the previous file is unchanged. ` +
+        `Free space or fix permissions under PLAN_DATA_DIR=${root}, or set PLAN_DATA_DIR to a writable directory, then retry`,
+    )
+    this.code = code
+  }
 }
 
 /** The day's snapshot, with a reason for every way it can be unusable. */
@@ -45,17 +103,10 @@ export function parseSnapshot(text: string, date: string): SnapshotRead {
   const snap = value as Partial<Snapshot>
   if (snap.date !== date) return { ok: false, reason: `holds date ${JSON.stringify(snap.date)}, not ${date}` }
   const full = snap._full as Partial<FullPlan> | undefined
-  if (!full || typeof full !== 'object' || !Array.isArray(full.rows) || full.date !== date) {
-    return { ok: false, reason: 'no valid _full section' }
-  }
-  if (
-    typeof full.plan_version !== 'string' ||
-    typeof full.generated_at !== 'string' ||
-    !full.tier_counts ||
-    !full.screen_counts
-  ) {
-    return { ok: false, reason: '_full section is incomplete' }
-  }
+  if (!full || typeof full !== 'object' || Array.isArray(full)) return { ok: false, reason: 'no valid _full section' }
+  if (full.date !== date) return { ok: false, reason: `_full holds date ${JSON.stringify(full.date)}, not ${date}` }
+  const violation = snapshotViolation(value)
+  if (violation !== undefined) return { ok: false, reason: `fails the snapshot schema at ${violation}` }
   return { ok: true, snapshot: snap as Snapshot }
 }
 
@@ -63,19 +114,22 @@ export function createPlanFiles(root: string) {
   const snapshotPath = (date: string): string => path.join(root, 'snapshots', `${assertDate(date)}.json`)
   const planPath = (date: string): string => path.join(root, 'plans', `${assertDate(date)}.md`)
   const poolPath = (date: string): string => path.join(root, 'pool', `${assertDate(date)}.json`)
+  async function write(file: string, data: string): Promise<string> {
+    try {
+      await writeFileAtomic(file, data)
+    } catch (err) {
+      throw new PlanWriteError(file, root, err)
+    }
+    return file
+  }
   return {
     root,
     snapshotPath,
     planPath,
     poolPath,
     async readSnapshot(date: string): Promise<SnapshotRead> {
-      let text: string
-      try {
-        text = await readFile(snapshotPath(date), 'utf8')
-      } catch (err) {
-        return { ok: false, reason: describe(err) }
-      }
-      return parseSnapshot(text, date)
+      const read = await readRegularFile(snapshotPath(date))
+      return read.ok ? parseSnapshot(read.text, date) : read
     },
     /** Identity of the snapshot file (size and mtime), or undefined when there is none. */
     async snapshotStamp(date: string): Promise<string | undefined> {
@@ -86,17 +140,9 @@ export function createPlanFiles(root: string) {
         return undefined
       }
     },
-    writeSnapshot: (date: string, json: string): Promise<void> => writeFileAtomic(snapshotPath(date), json),
-    async writePlan(date: string, markdown: string): Promise<string> {
-      const file = planPath(date)
-      await writeFileAtomic(file, markdown)
-      return file
-    },
-    async writePool(date: string, json: string): Promise<string> {
-      const file = poolPath(date)
-      await writeFileAtomic(file, json)
-      return file
-    },
+    writeSnapshot: (date: string, json: string): Promise<string> => write(snapshotPath(date), json),
+    writePlan: (date: string, markdown: string): Promise<string> => write(planPath(date), markdown),
+    writePool: (date: string, json: string): Promise<string> => write(poolPath(date), json),
   }
 }
 

@@ -1,25 +1,44 @@
 import type { Config } from '../config.js'
 import type { Logger } from '../logger.js'
-import { createDb, type Db, type DbHandle } from './db.js'
+import { createDb, type Db, type DbHandle, type DbOptions } from './db.js'
 import { startEmbeddedPostgres } from './embedded-postgres.js'
 import { migrateToLatest } from './migrate.js'
+import { describeUrl, probeDatabaseUrl } from './startup-errors.js'
 
 export interface Store extends DbHandle {
   readonly db: Db
   readonly url: string
   readonly embedded: boolean
+  /** From now on restart the embedded server if it dies (see RunningPostgres.supervise); no-op otherwise. */
+  supervise(): void
   /** Closes the pool, then stops the embedded server if this process started it. */
   close(): Promise<void>
+}
+
+export interface StoreOptions extends Pick<DbOptions, 'statementTimeoutMs' | 'acquireTimeoutMs'> {
+  readonly migrate?: boolean
+  readonly poolMax?: number
+  /** Restart the embedded server if it dies (the long-running server does; one-shot commands need not). */
+  readonly supervise?: boolean
 }
 
 export async function openStore(
   config: Pick<Config, 'databaseUrl' | 'pgDataDir'>,
   log: Logger,
-  options: { migrate?: boolean; poolMax?: number } = {},
+  options: StoreOptions = {},
 ): Promise<Store> {
+  log.info(
+    config.databaseUrl !== undefined ? { database: describeUrl(config.databaseUrl) } : { pgDataDir: config.pgDataDir },
+    'opening the store',
+  )
+  if (config.databaseUrl !== undefined) await probeDatabaseUrl(config.databaseUrl)
   const embedded = config.databaseUrl === undefined ? await startEmbeddedPostgres(config.pgDataDir, log) : undefined
   const url = config.databaseUrl ?? embedded!.url
-  const handle = createDb(url, log, { max: options.poolMax })
+  const handle = createDb(url, log, {
+    max: options.poolMax,
+    statementTimeoutMs: options.statementTimeoutMs,
+    acquireTimeoutMs: options.acquireTimeoutMs,
+  })
   try {
     if (options.migrate !== false) {
       const applied = await migrateToLatest(handle.db)
@@ -30,11 +49,13 @@ export async function openStore(
     await embedded?.stop().catch(() => undefined)
     throw err
   }
+  if (options.supervise) embedded?.supervise()
   let closed = false
   return {
     ...handle,
     url,
     embedded: embedded !== undefined,
+    supervise: () => embedded?.supervise(),
     async close() {
       if (closed) return
       closed = true
