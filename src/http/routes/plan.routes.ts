@@ -14,9 +14,7 @@ export interface PlanRouteDeps {
 
 const PlanQuery = Type.Object({
   date: Type.Optional(IsoDateSchema),
-  format: Type.Optional(
-    Type.String({ default: 'json', maxLength: 100, description: '`md` returns Markdown; any other value JSON' }),
-  ),
+  format: Type.Optional(Type.String({ default: 'json', description: '`md` returns Markdown; any other value JSON' })),
   top: Type.Optional(
     Type.Integer({ minimum: 1, maximum: 200, default: DEFAULT_SIZES.top, description: 'main list size' }),
   ),
@@ -39,6 +37,9 @@ const PlanQuery = Type.Object({
 interface PlanQueryValues {
   date?: unknown
   format?: unknown
+  top?: unknown
+  obs_top?: unknown
+  theme_cap?: unknown
 }
 
 /** The plan access line of a failed `GET /plan`: what is known of the request, its format and its status. */
@@ -48,6 +49,14 @@ function planFailureLine(req: FastifyRequest, reply: FastifyReply): void {
     {
       client: req.ip,
       date: typeof q.date === 'string' ? q.date : null,
+      regime: null,
+      generated_at: null,
+      plan_version: null,
+      top: typeof q.top === 'number' ? q.top : null,
+      obs_top: typeof q.obs_top === 'number' ? q.obs_top : null,
+      theme_cap: typeof q.theme_cap === 'number' ? q.theme_cap : null,
+      cache: null,
+      plan_source: null,
       format: typeof q.format === 'string' ? q.format.slice(0, 40) : 'json',
       status: reply.statusCode,
       elapsed_s: Number((reply.elapsedTime / 1000).toFixed(4)),
@@ -158,6 +167,8 @@ const planRoutes: FastifyPluginAsyncTypebox<PlanRouteDeps> = async (app, { plans
           422: errorResponse('A parameter is malformed or repeated'),
           503: errorResponse('The store is unreachable and the day has no usable snapshot'),
           ...edgeResponses,
+          413: errorResponse('A request body over 1 MB (the operation reads none)'),
+          415: errorResponse('A request body of a media type other than JSON or plain text (the operation reads none)'),
         },
       },
     },
