@@ -13,6 +13,7 @@ import type { VerdictService } from '../services/verdict.service.js'
 import type { TierRepository } from '../storage/tier.repository.js'
 import { installAccessLog } from './plugins/access-log.js'
 import { clientErrorHandler, frameworkErrors, installErrorHandler } from './plugins/error-handler.js'
+import { installQueryChecks } from './plugins/query-params.js'
 import { lazyRequestLogger } from './request-logger.js'
 import datesRoutes from './routes/dates.routes.js'
 import healthRoutes from './routes/health.routes.js'
@@ -23,6 +24,8 @@ import trackRecordRoutes from './routes/track-record.routes.js'
 import trackRecordViewerRoutes from './routes/track-record-viewer.routes.js'
 import verdictRoutes from './routes/verdict.routes.js'
 import viewerRoutes from './routes/viewer.routes.js'
+import { componentSchemas } from './schemas/index.js'
+import { openapiOptions } from './schemas/openapi.js'
 
 /** What the HTTP app needs, by name: the composition root passes these, never its whole set of services. */
 export interface AppDeps {
@@ -71,15 +74,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const metrics = deps.metrics ?? createMetrics({ defaults: false })
   installAccessLog(app, { log: deps.log, metrics })
   await app.register(metricsRoutes, { metrics })
-  await app.register(swagger, {
-    openapi: {
-      info: {
-        title: 'Daily Stock Plan Service',
-        version: APP_VERSION,
-        description: 'Daily A-share stock-selection plan',
-      },
-    },
-  })
+  for (const schema of componentSchemas) app.addSchema(schema)
+  installQueryChecks(app)
+  await app.register(swagger, openapiOptions(APP_VERSION))
   await app.register(swaggerUi, { routePrefix: '/docs' })
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
 

@@ -86,7 +86,8 @@ export function createPlanService(deps: PlanServiceDeps) {
     }
   }
 
-  async function liveFull(date: string): Promise<FullPlan> {
+  /** The day's `_full` assembled from the store; undefined when the tier table has no rows that day. */
+  async function liveFull(date: string): Promise<FullPlan | undefined> {
     const started = performance.now()
     let full: FullPlan | undefined
     try {
@@ -94,12 +95,8 @@ export function createPlanService(deps: PlanServiceDeps) {
     } catch (err) {
       throw new AppError(503, `plan store unavailable and no usable snapshot for ${date}: ${errorText(err)}`)
     }
-    deps.observe?.liveAssembly((performance.now() - started) / 1000)
-    if (!full)
-      throw new AppError(
-        404,
-        `no plan for ${date}: the tier table has no rows for that date (run the day's build first)`,
-      )
+    // a date without tier rows assembled nothing: no live assembly to count
+    if (full) deps.observe?.liveAssembly((performance.now() - started) / 1000)
     return full
   }
 
@@ -107,26 +104,53 @@ export function createPlanService(deps: PlanServiceDeps) {
    * The day's `_full`: from its snapshot when snapshot mode is on and the file is usable, else assembled live;
    * `fresh` skips the kept one (nocache, refresh) and keeps the new one.
    */
-  function loadFull(date: string, fresh: boolean): Promise<{ full: FullPlan; source: PlanSource }> {
+  function loadFull(
+    date: string,
+    fresh: boolean,
+    log: Pick<Logger, 'warn'> = deps.log,
+  ): Promise<{ full: FullPlan; source: PlanSource }> {
     const kept = fresh ? undefined : fulls.get(date)
     if (kept) return Promise.resolve(kept)
     return fullFlights.run(fresh ? `${date}|fresh` : date, async () => {
-      let loaded: { full: FullPlan; source: PlanSource } | undefined
+      let unusable: string | undefined
       if (deps.fromSnapshot) {
         const read = await deps.files.readSnapshot(date)
-        if (read.ok) loaded = { full: read.snapshot._full, source: 'snapshot' }
-        else deps.log.warn({ date, reason: read.reason }, 'snapshot unusable, assembling the plan live')
+        if (read.ok) {
+          const loaded = { full: read.snapshot._full, source: 'snapshot' as const }
+          fulls.set(date, loaded)
+          return loaded
+        }
+        unusable = read.reason
       }
-      loaded ??= { full: await liveFull(date), source: 'live' }
+      let full: FullPlan | undefined
+      try {
+        full = await liveFull(date)
+      } catch (err) {
+        if (unusable !== undefined) log.warn({ date, reason: unusable }, 'snapshot unusable and the store failed')
+        throw err
+      }
+      // a date without tier rows is the caller's 404, not a degraded service: no warning then
+      if (!full)
+        throw new AppError(
+          404,
+          `no plan for ${date}: the tier table has no rows for that date (run the day's build first)`,
+        )
+      if (unusable !== undefined) log.warn({ date, reason: unusable }, 'snapshot unusable, assembling the plan live')
+      const loaded = { full, source: 'live' as const }
       fulls.set(date, loaded)
       return loaded
     })
   }
 
-  async function compute(date: string, sizes: PlanSizes, fresh: boolean): Promise<CachedPlan> {
+  async function compute(
+    date: string,
+    sizes: PlanSizes,
+    fresh: boolean,
+    log?: Pick<Logger, 'warn'>,
+  ): Promise<CachedPlan> {
     if (date === '')
       throw new AppError(404, "no plan: the tier table is empty or unreadable (run the day's build first)")
-    const { full, source } = await loadFull(date, fresh)
+    const { full, source } = await loadFull(date, fresh, log)
     deps.observe?.source(source)
     const body = cutPlan(full, sizes)
     const json = JSON.stringify({ ...body, plan_source: source })
@@ -154,7 +178,13 @@ export function createPlanService(deps: PlanServiceDeps) {
       return { body: entry.body, source: entry.source, cache: 'hit', meta, bytes, dateKey: date, sizes: request.sizes }
     },
 
-    async getPlan(request: { date?: string; sizes: PlanSizes; nocache: boolean }): Promise<PlanResult> {
+    /** `log`: the request's logger, so a fallback warning carries the request id. */
+    async getPlan(request: {
+      date?: string
+      sizes: PlanSizes
+      nocache: boolean
+      log?: Pick<Logger, 'warn'>
+    }): Promise<PlanResult> {
       const date = await resolveDate(request.date)
       const key = keyOf(date, request.sizes)
       let entry = request.nocache ? undefined : cache.get(key)
@@ -162,7 +192,7 @@ export function createPlanService(deps: PlanServiceDeps) {
       deps.observe?.cache(hit ? 'hit' : 'miss')
       if (!entry) {
         entry = await flights.run(request.nocache ? `${key}|nocache` : key, async () => {
-          const computed = await compute(date, request.sizes, request.nocache)
+          const computed = await compute(date, request.sizes, request.nocache, request.log)
           cache.set(key, computed)
           return computed
         })

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { NO_PLAN_DATE_YET } from '../../src/http/routes/health.routes.js'
 import { createLogger } from '../../src/logger.js'
 import { createDb } from '../../src/storage/db.js'
 import { buildTestApp } from '../support/app.js'
@@ -36,10 +37,11 @@ describe('GET /health and GET /plan/dates', () => {
     await t.drop()
   })
 
-  it('reports ok with a null date and the pool depth on an empty store', async () => {
+  it('reports ok:false with the reason and the pool depth on an empty tier table (no plan date to report)', async () => {
     const res = await app.inject('/health')
     expect(res.statusCode).toBe(200)
-    expect(res.json()).toEqual({ ok: true, latest_plan_date: null, pool_top: 25, pool_max: 60 })
+    expect(res.json()).toEqual({ ok: false, error: NO_PLAN_DATE_YET, pool_top: 25, pool_max: 60 })
+    expect(NO_PLAN_DATE_YET).toMatch(/tier table is empty.*stockplan chain/)
   })
 
   it('lists no dates on an empty store', async () => {

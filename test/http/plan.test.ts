@@ -229,6 +229,7 @@ describe('GET /plan and POST /plan/refresh on the demo market', () => {
       if (_name !== 'unreadable' || process.getuid?.() !== 0) {
         expect(res.json().plan_source).toBe('live')
         expect(String(warning?.reason)).toMatch(reason)
+        expect(warning?.reqId, 'the warning names the request').toBeDefined()
       }
     } finally {
       await chmod(file, 0o644)

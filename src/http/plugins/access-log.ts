@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Logger } from '../../logger.js'
 import type { Metrics } from '../../services/metrics.js'
 
@@ -6,6 +6,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Routes that write their own, richer access line set this to false. */
     accessLog?: boolean
+    /** With `accessLog: false`: the route's own line for a failed request (4xx/5xx), instead of the generic one. */
+    failureLine?: (req: FastifyRequest, reply: FastifyReply) => void
   }
 }
 
@@ -18,7 +20,12 @@ export function installAccessLog(app: FastifyInstance, deps: { log: Logger; metr
   app.addHook('onResponse', (req, reply, done) => {
     const status = reply.statusCode
     metrics.observeRequest(req.routeOptions.url ?? 'unmatched', req.method, status, reply.elapsedTime / 1000)
-    if (reply.routeOptions.config.accessLog === false && status < 400) return done()
+    const config = reply.routeOptions.config
+    if (config.accessLog === false && status < 400) return done()
+    if (config.accessLog === false && config.failureLine) {
+      config.failureLine(req, reply)
+      return done()
+    }
     const query = req.url.indexOf('?')
     log.info(
       {

@@ -5,13 +5,39 @@ import { AppError } from '../../errors.js'
 
 interface ValidationIssue {
   instancePath: string
+  keyword?: string
   message?: string
   params?: Record<string, unknown>
 }
 
-/** One readable line per validation failure, e.g. `query.top must be <= 200`. */
+/** What one schema failure means, in words, e.g. `top must be at most 200`. */
+function issueText(name: string, issue: ValidationIssue): string {
+  const p = issue.params ?? {}
+  switch (issue.keyword) {
+    case 'format':
+      if (p.format === 'date') return `${name} must be a real calendar date, YYYY-MM-DD`
+      return `${name} must be a ${String(p.format)}`
+    case 'pattern':
+      if (String(p.pattern).includes('\\d{4}-\\d{2}-\\d{2}')) return `${name} must be a real calendar date, YYYY-MM-DD`
+      return `${name} must match ${String(p.pattern)}`
+    case 'minimum':
+      return `${name} must be at least ${String(p.limit)}`
+    case 'maximum':
+      return `${name} must be at most ${String(p.limit)}`
+    case 'maxLength':
+      return `${name} must be at most ${String(p.limit)} characters long`
+    case 'type':
+      return p.type === 'integer' ? `${name} must be a decimal integer` : `${name} must be a ${String(p.type)}`
+    case 'required':
+      return `${name} is required`
+    default:
+      return `${name} ${issue.message ?? 'is invalid'}`
+  }
+}
+
+/** One readable line per validation failure: query parameters by name, other parts with their place. */
 export function validationDetail(err: FastifyError): string {
-  const where = err.validationContext === 'querystring' ? 'query' : (err.validationContext ?? 'request')
+  const where = err.validationContext === 'querystring' ? '' : (err.validationContext ?? 'request')
   const issues = (err.validation ?? []) as ValidationIssue[]
   if (issues.length === 0) return err.message
   return issues
@@ -19,7 +45,7 @@ export function validationDetail(err: FastifyError): string {
       const field = issue.instancePath.replace(/^\//, '').replaceAll('/', '.')
       const missing = issue.params?.missingProperty
       const name = [where, field, typeof missing === 'string' ? missing : ''].filter((s) => s !== '').join('.')
-      return `${name} ${issue.message ?? 'is invalid'}`
+      return issueText(name || 'request', issue)
     })
     .join('; ')
 }
@@ -60,9 +86,27 @@ export function installErrorHandler(app: FastifyInstance): void {
     req.log.error({ err }, 'unhandled error')
     return reply.code(500).send({ detail: 'Internal Server Error' })
   })
-  app.setNotFoundHandler((req, reply) =>
-    reply.code(404).send({ detail: `Not Found: ${req.method} ${req.url.split('?')[0]}` }),
-  )
+  // the methods of every static path, so a known path asked with another method is a 405 with `Allow`
+  const methodsByPath = new Map<string, Set<string>>()
+  app.addHook('onRoute', (route) => {
+    if (route.url.includes('*') || route.url.includes(':')) return
+    const methods = methodsByPath.get(route.url) ?? new Set<string>()
+    for (const method of [route.method].flat()) methods.add(method)
+    if (methods.has('GET')) methods.add('HEAD')
+    methodsByPath.set(route.url, methods)
+  })
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0] ?? ''
+    const allowed = methodsByPath.get(path)
+    if (allowed && !allowed.has(req.method)) {
+      const allow = [...allowed].sort().join(', ')
+      return reply
+        .code(405)
+        .header('allow', allow)
+        .send({ detail: `Method Not Allowed: ${req.method} ${path}; use ${allow}` })
+    }
+    return reply.code(404).send({ detail: `Not Found: ${req.method} ${path}` })
+  })
 }
 
 /**
@@ -88,10 +132,12 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): 
         ? [408, 'request timed out']
         : [400, 'malformed HTTP request']
   const body = JSON.stringify({ detail })
+  // a HEAD response never has a body (its Content-Length is still the body's a GET would get)
+  const head = (err as { rawPacket?: Buffer }).rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD '
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `Content-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
+        `Content-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${head ? '' : body}`,
     )
   }
   socket.destroy(err)

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { Type } from 'typebox'
 import { errorText } from '../../errors.js'
+import { json, Ref } from '../schemas/common.schema.js'
+import { edgeResponses } from '../schemas/responses.js'
 
 export interface HealthDeps {
   readonly latestPlanDate: () => Promise<string | undefined>
@@ -8,24 +9,31 @@ export interface HealthDeps {
   readonly poolMax: number
 }
 
-const HealthSchema = Type.Object({
-  ok: Type.Boolean(),
-  latest_plan_date: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-  error: Type.Optional(Type.String()),
-  pool_top: Type.Integer(),
-  pool_max: Type.Integer(),
-})
+/** `ok` false with this text when the tier table is empty: there is no latest plan date to report. */
+export const NO_PLAN_DATE_YET =
+  "no plan date yet: the tier table is empty (run the day's build: `stockplan chain` or `stockplan build`)"
 
 const healthRoutes: FastifyPluginAsyncTypebox<HealthDeps> = async (app, deps) => {
   app.get(
     '/health',
-    { schema: { summary: 'Liveness, latest plan date and pool depth', response: { 200: HealthSchema } } },
+    {
+      schema: {
+        operationId: 'getHealth',
+        tags: ['service'],
+        summary: 'Liveness, latest plan date and pool depth',
+        description:
+          'Always 200. `ok: true` with `latest_plan_date` when the latest plan date could be read; `ok: false` with `error` when the store is unreachable or the tier table is still empty.',
+        response: { 200: json(Ref('Health'), 'Liveness and the latest plan date'), ...edgeResponses },
+      },
+    },
     async () => {
+      const pool = { pool_top: deps.poolTop, pool_max: deps.poolMax }
       try {
         const latest = await deps.latestPlanDate()
-        return { ok: true, latest_plan_date: latest ?? null, pool_top: deps.poolTop, pool_max: deps.poolMax }
+        if (latest === undefined) return { ok: false, error: NO_PLAN_DATE_YET, ...pool }
+        return { ok: true, latest_plan_date: latest, ...pool }
       } catch (err) {
-        return { ok: false, error: errorText(err), pool_top: deps.poolTop, pool_max: deps.poolMax }
+        return { ok: false, error: errorText(err), ...pool }
       }
     },
   )

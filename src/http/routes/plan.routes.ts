@@ -3,7 +3,10 @@ import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { DEFAULT_SIZES } from '../../domain/plan-assembly.js'
 import type { PlanResult, PlanService } from '../../services/plan.service.js'
-import { ErrorSchema, IsoDateSchema } from '../schemas/common.schema.js'
+import { errorResponse, IsoDateSchema, json, Ref } from '../schemas/common.schema.js'
+import { EXAMPLES } from '../schemas/examples.js'
+import { PlanMarkdownSchema } from '../schemas/plan.schema.js'
+import { edgeResponses } from '../schemas/responses.js'
 
 export interface PlanRouteDeps {
   readonly plans: PlanService
@@ -11,61 +14,100 @@ export interface PlanRouteDeps {
 
 const PlanQuery = Type.Object({
   date: Type.Optional(IsoDateSchema),
-  format: Type.String({ default: 'json', description: '`md` returns Markdown; any other value JSON' }),
-  top: Type.Integer({ minimum: 1, maximum: 200, default: DEFAULT_SIZES.top }),
-  obs_top: Type.Integer({ minimum: 1, maximum: 200, default: DEFAULT_SIZES.obs_top }),
-  theme_cap: Type.Integer({ minimum: 1, maximum: 50, default: DEFAULT_SIZES.theme_cap }),
-  nocache: Type.Integer({
-    minimum: -2147483648,
-    maximum: 2147483647,
-    default: 0,
-    description: 'nonzero forces recomputation',
-  }),
+  format: Type.Optional(Type.String({ default: 'json', description: '`md` returns Markdown; any other value JSON' })),
+  top: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 200, default: DEFAULT_SIZES.top, description: 'main list size' }),
+  ),
+  obs_top: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 200, default: DEFAULT_SIZES.obs_top, description: 'observation list size' }),
+  ),
+  theme_cap: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 50, default: DEFAULT_SIZES.theme_cap, description: 'per-theme cap' }),
+  ),
+  nocache: Type.Optional(
+    Type.Integer({
+      minimum: -2147483648,
+      maximum: 2147483647,
+      default: 0,
+      description: 'nonzero forces recomputation',
+    }),
+  ),
 })
 
-const PlanResponse = Type.Object(
-  {
-    date: Type.String(),
-    main: Type.Array(Type.Object({}, { additionalProperties: true })),
-    observe: Type.Array(Type.Object({}, { additionalProperties: true })),
-    generated_at: Type.String(),
-    plan_version: Type.String(),
-    regime: Type.Object({
-      status: Type.String(),
-      weak_day: Type.Union([Type.Boolean(), Type.Null()]),
-      source: Type.String(),
-    }),
-    card_counts: Type.Object({}, { additionalProperties: true }),
-    candidates: Type.Array(Type.Object({}, { additionalProperties: true })),
-    watch: Type.Array(Type.Object({}, { additionalProperties: true })),
-    segments_pointed: Type.Array(Type.Object({}, { additionalProperties: true })),
-    snapshot: Type.Union([Type.Literal('present'), Type.Literal('missing')]),
-    market: Type.Object({}, { additionalProperties: true }),
-    plan_source: Type.Union([Type.Literal('snapshot'), Type.Literal('live')]),
-  },
-  { description: 'The plan; with format=md the body is text/markdown' },
-)
+interface PlanQueryValues {
+  date?: unknown
+  format?: unknown
+  top?: unknown
+  obs_top?: unknown
+  theme_cap?: unknown
+}
+
+/** The plan access line of a failed `GET /plan`: what is known of the request, its format and its status. */
+function planFailureLine(req: FastifyRequest, reply: FastifyReply): void {
+  const q = (req.query ?? {}) as PlanQueryValues
+  req.log.info(
+    {
+      client: req.ip,
+      date: typeof q.date === 'string' ? q.date : null,
+      regime: null,
+      generated_at: null,
+      plan_version: null,
+      top: typeof q.top === 'number' ? q.top : null,
+      obs_top: typeof q.obs_top === 'number' ? q.obs_top : null,
+      theme_cap: typeof q.theme_cap === 'number' ? q.theme_cap : null,
+      cache: null,
+      plan_source: null,
+      format: typeof q.format === 'string' ? q.format.slice(0, 40) : 'json',
+      status: reply.statusCode,
+      elapsed_s: Number((reply.elapsedTime / 1000).toFixed(4)),
+    },
+    'plan failed',
+  )
+}
 
 const planRoutes: FastifyPluginAsyncTypebox<PlanRouteDeps> = async (app, { plans }) => {
   app.get(
     '/plan',
     {
-      config: { accessLog: false },
+      config: { accessLog: false, failureLine: planFailureLine },
       schema: {
+        operationId: 'getPlan',
+        tags: ['plan'],
         summary: 'The plan for the latest or a chosen data date',
+        description:
+          "Cut from the day's snapshot (milliseconds) or assembled live (tens of seconds), cached per date and sizes. `format=md` answers the Markdown rendering as `text/markdown; charset=utf-8`.",
         querystring: PlanQuery,
         // the body is written pre-serialised (see plan.service); the schema documents it
-        response: { 200: PlanResponse, 404: ErrorSchema, 422: ErrorSchema, 503: ErrorSchema },
+        response: {
+          200: {
+            description: 'The plan: JSON, or Markdown with `format=md`',
+            content: {
+              'application/json': { schema: Ref('Plan') },
+              'text/markdown': { schema: PlanMarkdownSchema, example: EXAMPLES.planMarkdown },
+            },
+          },
+          404: errorResponse('No plan can be assembled for the date (an empty tier table, or no rows that day)'),
+          422: errorResponse('A parameter is malformed, out of range or repeated'),
+          503: errorResponse('The store is unreachable and the day has no usable snapshot'),
+          ...edgeResponses,
+        },
       },
     },
     (req, reply) => {
       const q = req.query
-      const sizes = { top: q.top, obs_top: q.obs_top, theme_cap: q.theme_cap }
+      // defaults are filled by the schema; the fallbacks only satisfy the optional types
+      const sizes = {
+        top: q.top ?? DEFAULT_SIZES.top,
+        obs_top: q.obs_top ?? DEFAULT_SIZES.obs_top,
+        theme_cap: q.theme_cap ?? DEFAULT_SIZES.theme_cap,
+      }
+      const format = q.format ?? 'json'
+      const nocache = q.nocache ?? 0
       // a hit is answered in this tick: no await chain between the cache and the socket
-      const hit = q.nocache === 0 ? plans.cachedPlan({ date: q.date, sizes }) : undefined
-      if (hit) return send(req, reply, q.format, hit)
-      return plans.getPlan({ date: q.date, sizes, nocache: q.nocache !== 0 }).then((result) => {
-        send(req, reply, q.format, result)
+      const hit = nocache === 0 ? plans.cachedPlan({ date: q.date, sizes }) : undefined
+      if (hit) return send(req, reply, format, hit)
+      return plans.getPlan({ date: q.date, sizes, nocache: nocache !== 0, log: req.log }).then((result) => {
+        send(req, reply, format, result)
       })
     },
   )
@@ -92,7 +134,14 @@ const planRoutes: FastifyPluginAsyncTypebox<PlanRouteDeps> = async (app, { plans
       bodyLoggers.set(result.bytes, log)
     }
     log.info(
-      { reqId: req.id, client: req.ip, cache: result.cache, elapsed_s: Math.round(reply.elapsedTime * 1000) / 1e6 },
+      {
+        reqId: req.id,
+        client: req.ip,
+        cache: result.cache,
+        format: format.length > 40 ? format.slice(0, 40) : format,
+        status: 200,
+        elapsed_s: Math.round(reply.elapsedTime * 1000) / 1e6,
+      },
       'plan served',
     )
     if (format === 'md') {
@@ -106,13 +155,20 @@ const planRoutes: FastifyPluginAsyncTypebox<PlanRouteDeps> = async (app, { plans
     '/plan/refresh',
     {
       schema: {
+        operationId: 'refreshPlan',
+        tags: ['plan'],
         summary: 'Regenerate the Markdown plan file for a date and clear the plan cache',
+        description:
+          'Writes `plans/<date>.md` in the plan data directory from a fresh plan at default sizes (the latest date when none is given); on success the whole in-process plan cache is cleared.',
         querystring: Type.Object({ date: Type.Optional(IsoDateSchema) }),
         response: {
-          200: Type.Object({ ok: Type.Literal(true), file: Type.String() }),
-          404: ErrorSchema,
-          422: ErrorSchema,
-          503: ErrorSchema,
+          200: json(Ref('PlanRefresh'), 'The file was regenerated; the whole plan cache was cleared'),
+          404: errorResponse('Generation aborts: no tier rows for the date, or an empty tier table'),
+          422: errorResponse('A parameter is malformed or repeated'),
+          503: errorResponse('The store is unreachable and the day has no usable snapshot'),
+          ...edgeResponses,
+          413: errorResponse('A request body over 1 MB (the operation reads none)'),
+          415: errorResponse('A request body of a media type other than JSON or plain text (the operation reads none)'),
         },
       },
     },
