@@ -33,12 +33,16 @@ const pct = (value: number): string => `${Math.round(value * 100)}%`
 /** How many components a verdict names. */
 export const DRIVER_COUNT = 3
 
-/** The components that drove a score: the highest shares of their maximum points, e.g. `heat 24.1/35`. */
+/**
+ * The components that drove a score: the three furthest above their midpoint (half their maximum, roughly
+ * what a middling stock gets), e.g. `heat 28.6/35`. Ranking by share of the maximum instead would name trend
+ * (10/10 for any stock above its moving averages) on almost every row.
+ */
 export function scoreDrivers(c: ScoreComponents | undefined, count = DRIVER_COUNT): string[] {
   if (!c) return []
   const P = BUILD_RULES.points
   return [...COMPONENT_NAMES]
-    .sort((a, b) => c[b] / P[b] - c[a] / P[a] || P[b] - P[a])
+    .sort((a, b) => c[b] - P[b] / 2 - (c[a] - P[a] / 2) || P[b] - P[a])
     .slice(0, count)
     .map((name) => `${name} ${c[name].toFixed(1)}/${P[name]}`)
 }
@@ -50,9 +54,24 @@ const FLAG_TEXT: Record<TradeFlag, string> = {
   new_listing: 'new listing',
 }
 
+/** The components furthest below their midpoint: what held a rejected score back. */
+export function scoreLaggards(c: ScoreComponents | undefined, count = DRIVER_COUNT): string[] {
+  if (!c) return []
+  const P = BUILD_RULES.points
+  return [...COMPONENT_NAMES]
+    .sort((a, b) => c[a] - P[a] / 2 - (c[b] - P[b] / 2) || P[b] - P[a])
+    .slice(0, count)
+    .map((name) => `${name} ${c[name].toFixed(1)}/${P[name]}`)
+}
+
 function scoreText(r: NonNullable<VerdictTextInput['row']>): string {
   const drivers = scoreDrivers(r.components)
   return `score ${r.score.toFixed(1)}${drivers.length > 0 ? ` (${drivers.join(', ')})` : ''}`
+}
+
+function heldBackText(r: NonNullable<VerdictTextInput['row']>): string {
+  const laggards = scoreLaggards(r.components)
+  return `score ${r.score.toFixed(1)}${laggards.length > 0 ? ` (held back by ${laggards.join(', ')})` : ''}`
 }
 
 function flagText(flags: readonly TradeFlag[] | undefined): string | null {
@@ -105,6 +124,6 @@ export function verdictText(v: VerdictTextInput): string {
     case 'beyond_obs_top':
       return `reject: ${where}, beyond obs_top ${sizes.obs_top} (observe is full)`
     default:
-      return `reject: ${where}, ${r.tier_rule ?? 'below the observe threshold'}`
+      return `reject: ${r.tier} tier #${r.rank}, ${heldBackText(r)}${flags ? `, ${flags}` : ''}; ${r.tier_rule ?? 'below the observe threshold'}`
   }
 }

@@ -98,7 +98,7 @@ describe('verdictFor', () => {
       })
     }
     expect(verdictFor('600001', '600001.SH', ctx).verdict_text).toBe(
-      'main #1 · Hot · score 94.5 (quality 10.0/10, upside 19.5/20, heat 34.0/35) · logic confirmed 4d · upside 10% (PE band) · ⚠ closed limit-up on T',
+      'main #1 · Hot · score 94.5 (heat 34.0/35, upside 19.5/20, momentum 14.0/15) · logic confirmed 4d · upside 10% (PE band) · ⚠ closed limit-up on T',
     )
   })
 
@@ -106,7 +106,7 @@ describe('verdictFor', () => {
     [
       '600006.SH',
       'theme_cap',
-      'reject: main tier #6, score 92.0 (heat 32.2/35, momentum 13.8/15, upside 18.4/20), theme Hot already has 5 in main (theme_cap 5)',
+      'reject: main tier #6, score 92.0 (heat 32.2/35, upside 18.4/20, momentum 13.8/15), theme Hot already has 5 in main (theme_cap 5)',
     ],
     [
       '600030.SH',
@@ -116,7 +116,7 @@ describe('verdictFor', () => {
     [
       '000102.SZ',
       'tier_reject',
-      "reject: reject tier #32, score 40.0 (heat 14.0/35, upside 8.0/20, momentum 6.0/15), score 40.0 below the day's observe cut 55.0 (top 15% of 36 eligible, floor 38)",
+      "reject: reject tier #32, score 40.0 (held back by heat 14.0/35, upside 8.0/20, momentum 6.0/15); score 40.0 below the day's observe cut 55.0 (top 15% of 36 eligible, floor 38)",
     ],
     ['000103.SZ', 'suspended', 'reject: suspended on the data date (main tier #33, score 90.0)'],
     ['000104.SZ', 'st', 'reject: ST name, dropped at screening (main tier #34, score 90.0)'],
