@@ -9,7 +9,7 @@
  * display. A day on which the code is absent from the tier table (a suspension, a missing bar) says nothing
  * about its standing: the percentile EMA holds, the score EMA decays by (1 - alpha), and the day counts
  * towards `absent_days` (5 in a row break the logic). Rules are checked in a fixed order and the first match wins, so the state changes at
- * most once a day; `state_rule` keeps the cause in words (`weakening: score percentile EMA 58 below exit 65`).
+ * most once a day; `state_rule` keeps the cause in words (`weakening: score percentile EMA 58 below exit 70`).
  *
  * Counting: `days_in_state` is 1 on the day a state is entered and +1 per later step. The day-count rules
  * compare against the count *including the current day*.
@@ -61,7 +61,7 @@ export interface LogicDay {
 export const LOGIC_RULES = deepFreeze({
   span: 5,
   enter: 80,
-  exit: 65,
+  exit: 70,
   break: 30,
   rearm: 50,
   confirmDays: 2,

@@ -96,7 +96,7 @@ describe('stateFields and computedNote', () => {
     pct_ema: 58.123,
     state_since: '2026-11-18',
     days_in_state: 3,
-    state_rule: 'weakening: score percentile EMA 58 below exit 65',
+    state_rule: 'weakening: score percentile EMA 58 below exit 70',
     above_days: 0,
     absent_days: 0,
   }
@@ -110,7 +110,7 @@ describe('stateFields and computedNote', () => {
       pct_ema: 58.12,
       state_since: '2026-11-18',
       days_in_state: 3,
-      state_rule: 'weakening: score percentile EMA 58 below exit 65',
+      state_rule: 'weakening: score percentile EMA 58 below exit 70',
     })
     expect(stateFields(undefined)).toBe(NO_STATE)
     expect(Object.values(NO_STATE).every((v) => v === null)).toBe(true)

@@ -37,7 +37,7 @@ const mem = (state: LogicStateName, over: Partial<LogicMemory> = {}): LogicMemor
 
 describe('LOGIC_RULES', () => {
   it('sets the bands on the score percentile (0..100) and is frozen', () => {
-    expect(LOGIC_RULES).toMatchObject({ span: 5, enter: 80, exit: 65, break: 30, rearm: 50, confirmDays: 2 })
+    expect(LOGIC_RULES).toMatchObject({ span: 5, enter: 80, exit: 70, break: 30, rearm: 50, confirmDays: 2 })
     expect(Object.isFrozen(LOGIC_RULES)).toBe(true)
   })
 })
@@ -124,16 +124,16 @@ const rows: Row[] = [
     rule: 'seed',
   },
   {
-    name: 'confirmed: below 65 weakens',
-    prev: mem('confirmed', { pct_ema: 64 }),
-    today: day(9, 64),
+    name: 'confirmed: below 70 weakens',
+    prev: mem('confirmed', { pct_ema: 69 }),
+    today: day(9, 69),
     state: 'weakening',
-    rule: 'weakening: score percentile EMA 64 below exit 65',
+    rule: 'weakening: score percentile EMA 69 below exit 70',
   },
   {
-    name: 'confirmed: exactly 65 holds',
-    prev: mem('confirmed', { pct_ema: 65 }),
-    today: day(9, 65),
+    name: 'confirmed: exactly 70 holds',
+    prev: mem('confirmed', { pct_ema: 70 }),
+    today: day(9, 70),
     state: 'confirmed',
     rule: 'seed',
   },
@@ -237,7 +237,7 @@ function randomHistory(rand: () => number): LogicDay[] {
 const EDGES: Record<string, RegExp> = {
   'forming>confirmed': /^confirmed: score percentile EMA \d+ >= 80 for \d+ days$/,
   'forming>broken': /^broken: (score percentile EMA \d+ below 30 after \d+ days forming|loss in|absent from)/,
-  'confirmed>weakening': /^weakening: score percentile EMA \d+ below exit 65$/,
+  'confirmed>weakening': /^weakening: score percentile EMA \d+ below exit 70$/,
   'confirmed>broken': /^broken: (loss in|absent from)/,
   'weakening>confirmed': /^confirmed: score percentile EMA back >= 80/,
   'weakening>broken': /^broken: (score percentile EMA \d+ below 30|\d+ days weakening|loss in|absent from)/,
