@@ -33,13 +33,18 @@ const pct = (value: number): string => `${Math.round(value * 100)}%`
 /** How many components a verdict names. */
 export const DRIVER_COUNT = 3
 
+/** Rows built before PLAN_VERSION 2 have no stored points (all 0): name no components for them. */
+function hasPoints(c: ScoreComponents | undefined): c is ScoreComponents {
+  return c !== undefined && COMPONENT_NAMES.some((name) => c[name] !== 0)
+}
+
 /**
  * The components that drove a score: the three furthest above their midpoint (half their maximum, roughly
  * what a middling stock gets), e.g. `heat 28.6/35`. Ranking by share of the maximum instead would name trend
  * (10/10 for any stock above its moving averages) on almost every row.
  */
 export function scoreDrivers(c: ScoreComponents | undefined, count = DRIVER_COUNT): string[] {
-  if (!c) return []
+  if (!hasPoints(c)) return []
   const P = BUILD_RULES.points
   return [...COMPONENT_NAMES]
     .sort((a, b) => c[b] - P[b] / 2 - (c[a] - P[a] / 2) || P[b] - P[a])
@@ -56,7 +61,7 @@ const FLAG_TEXT: Record<TradeFlag, string> = {
 
 /** The components furthest below their midpoint: what held a rejected score back. */
 export function scoreLaggards(c: ScoreComponents | undefined, count = DRIVER_COUNT): string[] {
-  if (!c) return []
+  if (!hasPoints(c)) return []
   const P = BUILD_RULES.points
   return [...COMPONENT_NAMES]
     .sort((a, b) => c[a] - P[a] / 2 - (c[b] - P[b] / 2) || P[b] - P[a])
