@@ -179,16 +179,15 @@ describe('tradability flags', () => {
       }),
     )[0]!.flags
 
-  it('closed limit-up on T (10% main board, 20% ChiNext-like boards, 5% ST)', () => {
+  it('closed limit-up on T (10% main board and its ST names on T, 20% ChiNext)', () => {
     expect(flagsOf({ close: [...rising.slice(0, -1), 11], preClose: 10, high: 11, low: 10.2 })).toEqual([
       'limit_up_close',
     ])
     expect(flagsOf({ close: [...rising.slice(0, -1), 10.99], preClose: 10, high: 11, low: 10 })).toEqual([])
     expect(flagsOf({ close: [...rising.slice(0, -1), 11], preClose: 10 }, '2020-01-01', 'chinext')).toEqual([])
-    expect(flagsOf({ close: [...rising.slice(0, -1), 10.5], preClose: 10, isSt: true })).toEqual([
-      'limit_up_close',
-      'st',
-    ])
+    // main-board ST names move 10% since 2026-07-06 (limit-rules.ts), so 10.5 is no longer the limit on T
+    expect(flagsOf({ close: [...rising.slice(0, -1), 10.5], preClose: 10, isSt: true })).toEqual(['st'])
+    expect(flagsOf({ close: [...rising.slice(0, -1), 11], preClose: 10, isSt: true })).toEqual(['limit_up_close', 'st'])
   })
 
   it('a one-word board: one price all day, at the limit', () => {
