@@ -98,7 +98,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     poolTop,
     poolMax,
     poolPushUrl: url(env, 'POOL_PUSH_URL', ['http:', 'https:']),
-    planVersion: text(env, 'PLAN_VERSION') ?? '1',
+    planVersion: text(env, 'PLAN_VERSION') ?? '2',
     codeCommit: text(env, 'STOCKPLAN_COMMIT'),
     xxlJob: Object.freeze({
       accessToken: text(env, 'XXLJOB_ACCESS_TOKEN'),

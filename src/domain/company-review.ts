@@ -177,3 +177,17 @@ export function hasHardInvalidation(r: CompanyReview | null): boolean {
   const hard: readonly string[] = COMPANY_REVIEW_RULES.hard
   return r.invalidation.some((i) => i.triggered && hard.includes(i.id))
 }
+
+/**
+ * The hard invalidation that fired, in words, e.g. `loss in 2026Q3 (EPS -0.12)` or `profit collapse in 2026Q3
+ * (net profit -62% y/y)`; null when none did.
+ */
+export function hardInvalidationCause(r: CompanyReview | null): string | null {
+  if (r === null) return null
+  const hard: readonly string[] = COMPANY_REVIEW_RULES.hard
+  const hit = r.invalidation.find((i) => i.triggered && hard.includes(i.id))
+  if (!hit || hit.current === null) return null
+  if (hit.id === 'loss') return `loss in ${r.report_period} (EPS ${hit.current})`
+  if (hit.id === 'profit_collapse') return `profit collapse in ${r.report_period} (net profit ${pct(hit.current)} y/y)`
+  return `${hit.id} in ${r.report_period} (${hit.metric} ${hit.current} ${hit.op} ${hit.threshold})`
+}

@@ -13,6 +13,8 @@ export interface TierDay {
   readonly tier: 'main' | 'observe' | 'reject'
   readonly invalidated: boolean
   readonly is_suspended?: boolean
+  readonly score_pct?: number | null
+  readonly invalidation?: string | null
 }
 
 export interface StoredMemory {
@@ -41,7 +43,15 @@ export function replayFrom(
     const row = rows.get(date)
     days.push(
       row
-        ? { date, score: row.score, tier: row.tier, invalidated: row.invalidated, suspended: row.is_suspended }
+        ? {
+            date,
+            score: row.score,
+            pct: row.score_pct ?? null,
+            tier: row.tier,
+            invalidated: row.invalidated,
+            invalidation: row.invalidation ?? null,
+            suspended: row.is_suspended,
+          }
         : { date, score: null, tier: null },
     )
   }
@@ -52,6 +62,9 @@ export interface LogicStateFields {
   readonly logic_state: LogicMemory['state'] | null
   readonly score: number | null
   readonly score_ema: number | null
+  /** The day's score percentile in the cross-section and its EMA (what the state bands are set on). */
+  readonly score_pct: number | null
+  readonly pct_ema: number | null
   readonly state_since: string | null
   readonly days_in_state: number | null
   readonly state_rule: string | null
@@ -61,6 +74,8 @@ export const NO_STATE: LogicStateFields = Object.freeze({
   logic_state: null,
   score: null,
   score_ema: null,
+  score_pct: null,
+  pct_ema: null,
   state_since: null,
   days_in_state: null,
   state_rule: null,
@@ -73,6 +88,8 @@ export function stateFields(memory: LogicMemory | undefined): LogicStateFields {
     logic_state: memory.state,
     score: memory.score,
     score_ema: roundTo(memory.score_ema, 2),
+    score_pct: memory.score_pct,
+    pct_ema: memory.pct_ema === null ? null : roundTo(memory.pct_ema, 2),
     state_since: memory.state_since,
     days_in_state: memory.days_in_state,
     state_rule: memory.state_rule,

@@ -1,3 +1,4 @@
+import { TIER_RULES } from './build-rules.js'
 import type { PlanBody, PlanRow } from './plan-types.js'
 import type { Market, Regime } from './regime.js'
 
@@ -41,6 +42,17 @@ function marketLines(market: Market | Record<string, never>): string[] {
   ]
 }
 
+/** The weak-regime shrink rule, when it moved main-tier candidates to observe that day. */
+function shrinkLines(plan: PlanBody): string[] {
+  const demoted = plan.card_counts.weak_regime_demoted ?? 0
+  if (demoted <= 0) return []
+  const share = `${TIER_RULES.weakMainShare * 100}%`
+  return [
+    `_Weak regime: main is limited to the best ${share} of eligible stocks (normally ${TIER_RULES.mainShare * 100}%); ${demoted} main-tier candidate${demoted === 1 ? '' : 's'} moved to observe._`,
+    '',
+  ]
+}
+
 /** The plan as Markdown: the plan file and `GET /plan?format=md` both come from here. */
 export function renderPlanMarkdown(plan: PlanBody, regime: Regime, market: Market | Record<string, never>): string {
   const lines = [
@@ -53,6 +65,7 @@ export function renderPlanMarkdown(plan: PlanBody, regime: Regime, market: Marke
     '',
     `## Main (${plan.main.length})`,
     '',
+    ...shrinkLines(plan),
     ...table(plan.main),
     '',
     `## Observe (${plan.observe.length})`,

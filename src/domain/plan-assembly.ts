@@ -15,6 +15,7 @@ import type {
   WatchItem,
 } from './plan-types.js'
 import { screenReason } from './screening.js'
+import { WEAK_REGIME_RULE } from './tiers.js'
 import { verdictText } from './verdict-text.js'
 
 export const DEFAULT_SIZES: PlanSizes = Object.freeze({ top: 20, obs_top: 10, theme_cap: 5 })
@@ -49,6 +50,7 @@ export function buildFullPlan(input: AssemblyInput): FullPlan {
   const reasons = new Map<string, ReasonCode>()
   const rows: FullRow[] = []
   let screened_reject = 0
+  let weak_regime_demoted = 0
   const sorted = [...input.rows].sort((a, b) => a.rank - b.rank || (a.code < b.code ? -1 : 1))
   for (const row of sorted) {
     tier_counts[row.tier]++
@@ -61,6 +63,7 @@ export function buildFullPlan(input: AssemblyInput): FullPlan {
       reasons.set(row.code, 'tier_reject')
     } else {
       const logic = input.logic.get(row.code)
+      if (row.tier_rule.startsWith(WEAK_REGIME_RULE)) weak_regime_demoted++
       rows.push({
         code: row.code,
         name: row.name,
@@ -74,9 +77,14 @@ export function buildFullPlan(input: AssemblyInput): FullPlan {
         heat: row.heat,
         transmission: row.transmission,
         graph_evidence: row.graph_evidence,
+        components: row.components,
+        flags: row.flags,
+        valuation_method: row.valuation_method,
+        tier_rule: row.tier_rule,
         logic_state: logic?.state ?? null,
         logic_days: logic?.days ?? null,
         ...(input.quotes ? (input.quotes.get(row.code) ?? NO_QUOTE) : {}),
+        logic_rule: logic?.rule ?? null,
       })
     }
   }
@@ -93,6 +101,7 @@ export function buildFullPlan(input: AssemblyInput): FullPlan {
     tier_counts,
     screen_counts,
     screened_reject,
+    weak_regime_demoted,
     prev_date: input.prevDate,
     prev_main: [...input.prevMain],
     prev_reasons,
@@ -247,6 +256,7 @@ export function cutPlan(full: FullPlan, sizes: PlanSizes): PlanBody {
       ...full.screen_counts,
       ...left,
       tier_reject: full.screened_reject,
+      weak_regime_demoted: full.weak_regime_demoted ?? 0,
     },
     candidates,
     watch: watchList(full, selection, sizes),

@@ -8,6 +8,29 @@ export interface EvidenceEdge {
   readonly track: string
 }
 
+/** Points each part of the score contributed (PLAN_VERSION 2); they sum to the score. */
+export interface ScoreComponents {
+  readonly momentum: number
+  readonly trend: number
+  /** heat x transmission */
+  readonly heat: number
+  readonly upside: number
+  readonly liquidity: number
+  readonly quality: number
+}
+
+export const COMPONENT_NAMES: readonly (keyof ScoreComponents)[] = Object.freeze([
+  'momentum',
+  'trend',
+  'heat',
+  'upside',
+  'liquidity',
+  'quality',
+])
+
+/** Why a row might not be tradable at the open: closed limit-up on T, a one-word board, ST, a new listing. */
+export type TradeFlag = 'limit_up_close' | 'one_word_board' | 'st' | 'new_listing'
+
 /** One row of the tier score table with the screening facts the build captured. */
 export interface TierRow {
   readonly code: string
@@ -28,11 +51,22 @@ export interface TierRow {
   readonly listed_days: number
   readonly amount_ma20: number
   readonly invalidated: boolean
+  readonly components: ScoreComponents
+  /** Percentile (0..100) of the score in the day's cross-section; null for rows from before PLAN_VERSION 2. */
+  readonly score_pct: number | null
+  /** Why the row has its tier, in words. */
+  readonly tier_rule: string
+  readonly flags: readonly TradeFlag[]
+  readonly valuation_method: string | null
+  /** The hard invalidation that fired, in words, else null. */
+  readonly invalidation: string | null
 }
 
 export interface LogicTag {
   readonly state: string
   readonly days: number
+  /** The rule that set the state, in words. */
+  readonly rule: string
 }
 
 export interface PlanSizes {
@@ -73,6 +107,10 @@ export interface FullRow
     | 'heat'
     | 'transmission'
     | 'graph_evidence'
+    | 'components'
+    | 'flags'
+    | 'valuation_method'
+    | 'tier_rule'
   > {
   readonly logic_state: string | null
   readonly logic_days: number | null
@@ -81,6 +119,7 @@ export interface FullRow
   readonly pct_chg?: number | null
   readonly turnover_rate?: number | null
   readonly amount?: number | null
+  readonly logic_rule: string | null
 }
 
 /** Everything any `top`/`obs_top`/`theme_cap` cut needs: the snapshot's `_full`. */
@@ -94,6 +133,8 @@ export interface FullPlan {
   readonly screen_counts: Readonly<Record<ScreenReason, number>>
   /** Reject-tier rows that passed screening. */
   readonly screened_reject: number
+  /** Main-tier candidates the build moved to observe because the regime was weak (0 on other days). */
+  readonly weak_regime_demoted: number
   /** The previous data date's main list, and today's reason for each of them outside today's rows. */
   readonly prev_date: string | null
   readonly prev_main: readonly string[]

@@ -1,8 +1,12 @@
-import { BUILD_RULES, tierOf } from './build-rules.js'
-import type { TierRow } from './plan-types.js'
+import { BUILD_RULES } from './build-rules.js'
+import type { Board } from './codes.js'
+import type { ScoreComponents, TierRow, TradeFlag } from './plan-types.js'
 import { percentileRanks } from './rank.js'
+import { limitPrices } from './regime.js'
+import { SCREEN_RULES } from './screening.js'
 import { mean, roundTo as round } from './stats.js'
 import { eventEma, type ThemeEvent, themeHeat } from './theme-heat.js'
+import { assignTiers, type TierCuts } from './tiers.js'
 
 /** A code's bars as columns, oldest first; `preClose` and `isSt` are the last bar's. */
 export interface BarSeries {
@@ -13,12 +17,17 @@ export interface BarSeries {
   readonly suspended: readonly boolean[]
   readonly preClose: number | null
   readonly isSt: boolean
+  /** The last bar's open, high and low (tradability flags); absent = unknown. */
+  readonly open?: number | null
+  readonly high?: number | null
+  readonly low?: number | null
 }
 
 export interface BuildSecurity {
   readonly code: string
   readonly name: string
   readonly list_date: string | null
+  readonly board?: string
 }
 
 export interface Edge {
@@ -34,6 +43,8 @@ export interface StockFacts {
   readonly upside: number | null
   readonly quality: number | null // 0..100
   readonly invalidated: boolean
+  readonly invalidation?: string | null
+  readonly valuation_method?: string | null
 }
 
 export interface BuildInput {
@@ -46,6 +57,8 @@ export interface BuildInput {
   readonly edges: readonly Edge[]
   readonly events: readonly ThemeEvent[]
   readonly facts: ReadonlyMap<string, StockFacts>
+  /** The day's regime is weak: `main` shrinks (TIER_RULES.weakMainShare). */
+  readonly weakRegime?: boolean
 }
 
 /** A tier row as the build produces it: every stock scored has a close on the date. */
@@ -58,9 +71,12 @@ interface LastBar {
   readonly preClose: number | null
   readonly suspended: boolean
   readonly isSt: boolean
+  readonly open: number | null
+  readonly high: number | null
+  readonly low: number | null
 }
 
-interface Features {
+export interface Features {
   readonly security: BuildSecurity
   readonly last: LastBar
   readonly ret20: number | null
@@ -70,7 +86,7 @@ interface Features {
 
 const NEVER_NEW = 99_999
 
-function features(security: BuildSecurity, bars: BarSeries): Features {
+export function features(security: BuildSecurity, bars: BarSeries): Features {
   const n = bars.close.length
   const adj = bars.close.map((c, i) => c * bars.adjFactor[i]!)
   const back = BUILD_RULES.returnDays
@@ -83,7 +99,15 @@ function features(security: BuildSecurity, bars: BarSeries): Features {
   for (let i = Math.max(0, n - BUILD_RULES.amountDays); i < n; i++) if (!bars.suspended[i]) traded.push(bars.amount[i]!)
   return {
     security,
-    last: { close: bars.close[n - 1]!, preClose: bars.preClose, suspended: bars.suspended[n - 1]!, isSt: bars.isSt },
+    last: {
+      close: bars.close[n - 1]!,
+      preClose: bars.preClose,
+      suspended: bars.suspended[n - 1]!,
+      isSt: bars.isSt,
+      open: bars.open ?? null,
+      high: bars.high ?? null,
+      low: bars.low ?? null,
+    },
     ret20,
     trend: aboveShort + shortOverLong,
     amountMa20: mean(traded) ?? 0,
@@ -151,8 +175,55 @@ function graphScores(input: BuildInput, feats: ReadonlyMap<string, Features>): M
   return best
 }
 
-/** Tier scores for data date T: every listed stock with a bar on T, ranked 1 = best (ties by code). */
-export function scoreStocks(input: BuildInput): ScoredStock[] {
+const BOARDS: readonly string[] = ['main', 'star', 'chinext', 'bse']
+
+/** Tradability flags of the day's last bar (DESIGN §8 plan rows; limit prices from `limitPrices`). */
+export function tradeFlags(f: Features, listedDays: number, date: string): TradeFlag[] {
+  const flags: TradeFlag[] = []
+  const { last } = f
+  const board = f.security.board
+  if (!last.suspended && last.preClose !== null && last.preClose > 0 && board && BOARDS.includes(board)) {
+    // null on a new listing's days without a limit: nothing to close at
+    const limits = limitPrices(last.preClose, board as Board, last.isSt, date, listedDays)
+    if (limits !== null) {
+      const atUp = last.close >= limits.up
+      if (atUp) flags.push('limit_up_close')
+      const oneWord = last.high !== null && last.low !== null && last.high === last.low
+      if (oneWord && (atUp || last.close <= limits.down)) flags.push('one_word_board')
+    }
+  }
+  if (last.isSt) flags.push('st')
+  if (listedDays < SCREEN_RULES.minListedDays) flags.push('new_listing')
+  return flags
+}
+
+export interface ScoredDay {
+  readonly rows: ScoredStock[]
+  readonly cuts: TierCuts
+  readonly weakDemoted: number
+}
+
+const pts = (value: number): number => round(value, BUILD_RULES.pointDigits)
+
+/** The points of each component; `score` is their sum, so the parts always add up to the whole. */
+function componentPoints(parts: Record<keyof ScoreComponents, number>): ScoreComponents {
+  const P = BUILD_RULES.points
+  return {
+    momentum: pts(P.momentum * parts.momentum),
+    trend: pts(P.trend * parts.trend),
+    heat: pts(P.heat * parts.heat),
+    upside: pts(P.upside * parts.upside),
+    liquidity: pts(P.liquidity * parts.liquidity),
+    quality: pts(P.quality * parts.quality),
+  }
+}
+
+export function sumPoints(c: ScoreComponents): number {
+  return round(c.momentum + c.trend + c.heat + c.upside + c.liquidity + c.quality, BUILD_RULES.pointDigits)
+}
+
+/** Tier scores for data date T: every listed stock with a bar on T, ranked 1 = best (ties by code), tiered. */
+export function scoreDay(input: BuildInput): ScoredDay {
   const feats = new Map<string, Features>()
   for (const security of input.securities) {
     const bars = input.bars.get(security.code)
@@ -164,27 +235,25 @@ export function scoreStocks(input: BuildInput): ScoredStock[] {
   const upsidePct = percentileRanks(new Map([...feats.keys()].map((c) => [c, input.facts.get(c)?.upside ?? null])))
   const graph = graphScores(input, feats)
   const edgesByCode = groupEdges(input.edges)
-  const w = BUILD_RULES.weights
   const scored = [...feats].map(([code, f]) => {
     const facts = input.facts.get(code)
     const g = graph.get(code)
-    const momentumTrend =
-      BUILD_RULES.momentumShare * (momentum.get(code) ?? 0) + (1 - BUILD_RULES.momentumShare) * f.trend
     const quality =
       facts?.quality === null || facts?.quality === undefined ? BUILD_RULES.missingQuality : facts.quality / 100
-    const raw =
-      w.heatTransmission * (g?.strength ?? 0) +
-      w.momentumTrend * momentumTrend +
-      w.upside * (upsidePct.get(code) ?? BUILD_RULES.missingUpsidePct) +
-      w.liquidity * (liquidity.get(code) ?? 0) +
-      w.quality * quality
-    const score = round(100 * raw, 2)
+    const components = componentPoints({
+      momentum: momentum.get(code) ?? 0,
+      trend: f.trend,
+      heat: g?.strength ?? 0,
+      upside: upsidePct.get(code) ?? BUILD_RULES.missingUpsidePct,
+      liquidity: liquidity.get(code) ?? 0,
+      quality,
+    })
+    const listed = listedDays(f.security.list_date, input.calendar)
     return {
       code,
       name: f.security.name,
-      score,
+      score: sumPoints(components),
       rank: 0,
-      tier: tierOf(score),
       theme: g?.edge.theme ?? null,
       segment: g?.edge.segment ?? null,
       track: g?.edge.track ?? null,
@@ -195,13 +264,25 @@ export function scoreStocks(input: BuildInput): ScoredStock[] {
       close: f.last.close,
       is_suspended: f.last.suspended,
       is_st: f.last.isSt,
-      listed_days: listedDays(f.security.list_date, input.calendar),
+      listed_days: listed,
       amount_ma20: round(f.amountMa20, 2),
       invalidated: facts?.invalidated ?? false,
+      components,
+      score_pct: 0,
+      flags: tradeFlags(f, listed, input.date),
+      valuation_method: facts?.valuation_method ?? null,
+      invalidation: facts?.invalidated ? (facts.invalidation ?? null) : null,
     }
   })
   scored.sort((a, b) => b.score - a.score || (a.code < b.code ? -1 : 1))
-  return scored.map((s, i) => ({ ...s, rank: i + 1 }))
+  const pct = percentileRanks(new Map(scored.map((s) => [s.code, s.score])))
+  const ranked = scored.map((s, i) => ({ ...s, rank: i + 1, score_pct: round(100 * (pct.get(s.code) ?? 0), 2) }))
+  return assignTiers(ranked, input.weakRegime === true)
+}
+
+/** `scoreDay`'s rows. */
+export function scoreStocks(input: BuildInput): ScoredStock[] {
+  return scoreDay(input).rows
 }
 
 function groupEdges(edges: readonly Edge[]): Map<string, Array<Omit<Edge, 'code'>>> {

@@ -1,5 +1,11 @@
-import { type CompanyReview, type FinancialSnapshot, hasHardInvalidation, reviewCompany } from './company-review.js'
-import { type PeBandStats, type Valuation, valuationFromStats } from './valuation.js'
+import {
+  type CompanyReview,
+  type FinancialSnapshot,
+  hardInvalidationCause,
+  hasHardInvalidation,
+  reviewCompany,
+} from './company-review.js'
+import { type ForecastInput, type PeBandStats, type Valuation, valuationFromStats } from './valuation.js'
 
 /** A financial report as the review reads it, plus the book value the PB-ROE valuation needs. */
 export interface FactsFinancial extends FinancialSnapshot {
@@ -7,11 +13,13 @@ export interface FactsFinancial extends FinancialSnapshot {
 }
 
 export interface FactsInput {
+  /** The valuation date (a forecast's age is counted to it). */
+  readonly date?: string
   readonly price: number | null
   readonly peToday: number | null
   readonly pe: PeBandStats | null
-  readonly forecast: { eps_mean: number | null; eps_low: number | null; eps_high: number | null } | null
-  /** Reports announced by the date, newest period first. */
+  readonly forecast: ForecastInput | null
+  /** Reports announced by the date, newest period first; `roe` is annualised. */
   readonly financials: readonly FactsFinancial[]
 }
 
@@ -21,6 +29,9 @@ export interface StockFactsResult {
   readonly upside: number | null
   readonly quality: number | null
   readonly invalidated: boolean
+  /** The hard invalidation in words, e.g. `loss in 2026Q3 (EPS -0.12)`. */
+  readonly invalidation: string | null
+  readonly valuation_method: string | null
 }
 
 /** Valuation, company review and what the build takes from them; the same for the build and the lookups. */
@@ -32,12 +43,22 @@ export function stockFacts(input: FactsInput): StockFactsResult {
   const valuation = valuationFromStats({
     price: input.price,
     pe: input.pe,
-    epsTtm,
+    epsTtm: epsTtm ?? (latest?.eps !== null && latest?.eps !== undefined && latest.eps <= 0 ? latest.eps : null),
     forecast: input.forecast,
+    date: input.date ?? null,
     bvps: latest?.bvps ?? null,
     roeHistory: input.financials.map((f) => f.roe).filter((v): v is number => v !== null),
   })
   const review = reviewCompany(latest)
   const upside = valuation && input.price ? valuation.reference_target / input.price - 1 : null
-  return { valuation, review, upside, quality: review?.score ?? null, invalidated: hasHardInvalidation(review) }
+  const invalidated = hasHardInvalidation(review)
+  return {
+    valuation,
+    review,
+    upside,
+    quality: review?.score ?? null,
+    invalidated,
+    invalidation: invalidated ? hardInvalidationCause(review) : null,
+    valuation_method: valuation?.method ?? null,
+  }
 }

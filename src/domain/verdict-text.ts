@@ -1,5 +1,14 @@
-import type { FullRow, ReasonCode, TierRow } from './plan-types.js'
+import { BUILD_RULES } from './build-rules.js'
+import {
+  COMPONENT_NAMES,
+  type FullRow,
+  type ReasonCode,
+  type ScoreComponents,
+  type TierRow,
+  type TradeFlag,
+} from './plan-types.js'
 import { SCREEN_RULES } from './screening.js'
+import { methodLabel } from './valuation.js'
 
 export interface VerdictTextInput {
   readonly decision: 'main' | 'observe' | 'reject' | 'absent'
@@ -7,7 +16,12 @@ export interface VerdictTextInput {
   readonly card_rank: number | null
   readonly row:
     | (Pick<FullRow, 'rank' | 'score' | 'tier' | 'theme' | 'upside'> &
-        Partial<Pick<TierRow, 'amount_ma20' | 'listed_days'>> & { logic_state?: string | null })
+        Partial<
+          Pick<TierRow, 'amount_ma20' | 'listed_days' | 'components' | 'flags' | 'valuation_method' | 'tier_rule'>
+        > & {
+          logic_state?: string | null
+          logic_rule?: string | null
+        })
     | undefined
   readonly logicDays?: number | null
   readonly date?: string
@@ -16,32 +30,98 @@ export interface VerdictTextInput {
 
 const pct = (value: number): string => `${Math.round(value * 100)}%`
 
+/** How many components a verdict names. */
+export const DRIVER_COUNT = 3
+
+/** Rows built before PLAN_VERSION 2 have no stored points (all 0): name no components for them. */
+function hasPoints(c: ScoreComponents | undefined): c is ScoreComponents {
+  return c !== undefined && COMPONENT_NAMES.some((name) => c[name] !== 0)
+}
+
+/**
+ * The components that drove a score: the three furthest above their midpoint (half their maximum, roughly
+ * what a middling stock gets), e.g. `heat 28.6/35`. Ranking by share of the maximum instead would name trend
+ * (10/10 for any stock above its moving averages) on almost every row.
+ */
+export function scoreDrivers(c: ScoreComponents | undefined, count = DRIVER_COUNT): string[] {
+  if (!hasPoints(c)) return []
+  const P = BUILD_RULES.points
+  return [...COMPONENT_NAMES]
+    .sort((a, b) => c[b] - P[b] / 2 - (c[a] - P[a] / 2) || P[b] - P[a])
+    .slice(0, count)
+    .map((name) => `${name} ${c[name].toFixed(1)}/${P[name]}`)
+}
+
+const FLAG_TEXT: Record<TradeFlag, string> = {
+  limit_up_close: 'closed limit-up on T',
+  one_word_board: 'one-word board',
+  st: 'ST',
+  new_listing: 'new listing',
+}
+
+/** The components furthest below their midpoint: what held a rejected score back. */
+export function scoreLaggards(c: ScoreComponents | undefined, count = DRIVER_COUNT): string[] {
+  if (!hasPoints(c)) return []
+  const P = BUILD_RULES.points
+  return [...COMPONENT_NAMES]
+    .sort((a, b) => c[a] - P[a] / 2 - (c[b] - P[b] / 2) || P[b] - P[a])
+    .slice(0, count)
+    .map((name) => `${name} ${c[name].toFixed(1)}/${P[name]}`)
+}
+
+function scoreText(r: NonNullable<VerdictTextInput['row']>): string {
+  const drivers = scoreDrivers(r.components)
+  return `score ${r.score.toFixed(1)}${drivers.length > 0 ? ` (${drivers.join(', ')})` : ''}`
+}
+
+function heldBackText(r: NonNullable<VerdictTextInput['row']>): string {
+  const laggards = scoreLaggards(r.components)
+  return `score ${r.score.toFixed(1)}${laggards.length > 0 ? ` (held back by ${laggards.join(', ')})` : ''}`
+}
+
+function flagText(flags: readonly TradeFlag[] | undefined): string | null {
+  return flags && flags.length > 0 ? `⚠ ${flags.map((f) => FLAG_TEXT[f]).join(', ')}` : null
+}
+
+/** `logic broken 3d (loss in 2026Q3)`: a broken or weakening state says why. */
+function logicText(state: string, days: number | null | undefined, rule: string | null | undefined): string {
+  const base = `logic ${state}${days ? ` ${days}d` : ''}`
+  if ((state !== 'broken' && state !== 'weakening') || !rule) return base
+  const colon = rule.indexOf(': ')
+  return `${base} (${colon >= 0 ? rule.slice(colon + 2) : rule})`
+}
+
 /** The one-line explanation of a verdict; the endpoint, the plan rows and the CLI all print this. */
 export function verdictText(v: VerdictTextInput): string {
   const r = v.row
   if (v.decision === 'absent' || !r) return `absent: not in the tier table${v.date ? ` of ${v.date}` : ''}`
   const theme = r.theme ?? 'no theme'
   if (v.decision === 'main' || v.decision === 'observe') {
-    const parts = [`${v.decision} #${v.card_rank ?? '?'}`, theme, `score ${r.score.toFixed(1)}`]
-    if (r.logic_state) parts.push(`logic ${r.logic_state}${v.logicDays ? ` ${v.logicDays}d` : ''}`)
-    if (r.upside !== null) parts.push(`upside ${pct(r.upside)}`)
+    const parts = [`${v.decision} #${v.card_rank ?? '?'}`, theme, scoreText(r)]
+    if (r.logic_state) parts.push(logicText(r.logic_state, v.logicDays, r.logic_rule))
+    if (r.upside !== null) parts.push(`upside ${pct(r.upside)} (${methodLabel(r.valuation_method ?? null)})`)
+    const flags = flagText(r.flags)
+    if (flags) parts.push(flags)
     return parts.join(' · ')
   }
-  const where = `${r.tier} tier #${r.rank}, score ${r.score.toFixed(1)}`
+  const flags = flagText(r.flags)
+  // screening reasons speak for themselves; a selection reason also names what drove the score
+  const plain = `${r.tier} tier #${r.rank}, score ${r.score.toFixed(1)}`
+  const where = `${r.tier} tier #${r.rank}, ${scoreText(r)}${flags ? `, ${flags}` : ''}`
   const sizes = v.sizes ?? { top: 20, obs_top: 10, theme_cap: 5 }
   switch (v.reason) {
     case 'held':
-      return `reject: held in the portfolio, dropped at screening (${where})`
+      return `reject: held in the portfolio, dropped at screening (${plain})`
     case 'b_share':
-      return `reject: B share, priced in USD/HKD: the yuan liquidity and valuation rules do not apply (${where})`
+      return `reject: B share, priced in USD/HKD: the yuan liquidity and valuation rules do not apply (${plain})`
     case 'suspended':
-      return `reject: suspended on the data date (${where})`
+      return `reject: suspended on the data date (${plain})`
     case 'st':
-      return `reject: ST name, dropped at screening (${where})`
+      return `reject: ST name, dropped at screening (${plain})`
     case 'new_listing':
-      return `reject: listed ${r.listed_days ?? '?'} trading days ago, fewer than ${SCREEN_RULES.minListedDays} (${where})`
+      return `reject: listed ${r.listed_days ?? '?'} trading days ago, fewer than ${SCREEN_RULES.minListedDays} (${plain})`
     case 'illiquid':
-      return `reject: 20-day mean amount ${((r.amount_ma20 ?? 0) / 1e6).toFixed(1)}m yuan below ${SCREEN_RULES.minAmountMa20 / 1e6}m (${where})`
+      return `reject: 20-day mean amount ${((r.amount_ma20 ?? 0) / 1e6).toFixed(1)}m yuan below ${SCREEN_RULES.minAmountMa20 / 1e6}m (${plain})`
     case 'theme_cap':
       return `reject: ${where}, theme ${theme} already has ${sizes.theme_cap} in main (theme_cap ${sizes.theme_cap})`
     case 'beyond_top':
@@ -49,6 +129,6 @@ export function verdictText(v: VerdictTextInput): string {
     case 'beyond_obs_top':
       return `reject: ${where}, beyond obs_top ${sizes.obs_top} (observe is full)`
     default:
-      return `reject: ${where}, below the observe threshold`
+      return `reject: ${r.tier} tier #${r.rank}, ${heldBackText(r)}${flags ? `, ${flags}` : ''}; ${r.tier_rule ?? 'below the observe threshold'}`
   }
 }

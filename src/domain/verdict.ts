@@ -5,7 +5,7 @@
  */
 
 import { DEFAULT_SIZES, decideCode, type Selection } from './plan-assembly.js'
-import type { EvidenceEdge, ReasonCode, TierRow } from './plan-types.js'
+import type { EvidenceEdge, ReasonCode, ScoreComponents, TierRow, TradeFlag } from './plan-types.js'
 import { verdictText } from './verdict-text.js'
 
 export interface VerdictEntry {
@@ -24,6 +24,11 @@ export interface VerdictEntry {
   readonly track: string | null
   readonly graph_evidence: EvidenceEdge[] | null
   readonly card_rank: number | null
+  /** Points of each score component (they sum to `score`). */
+  readonly components: ScoreComponents | null
+  readonly flags: TradeFlag[]
+  readonly valuation_method: string | null
+  readonly tier_rule: string | null
 }
 
 /** A stored tier row that cannot be explained (corrupt or hand-edited data); one code's problem, not the batch's. */
@@ -89,5 +94,9 @@ export function verdictFor(input: string, code: string, ctx: VerdictContext): Ve
     track: row?.track ?? null,
     graph_evidence: row ? [...row.graph_evidence] : null,
     card_rank,
+    components: row?.components ?? null,
+    flags: row ? [...row.flags] : [],
+    valuation_method: row?.valuation_method ?? null,
+    tier_rule: row?.tier_rule ?? null,
   }
 }

@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto'
 import { BUILD_RULES } from '../domain/build-rules.js'
-import { type ScoredStock, type StockFacts, scoreStocks } from '../domain/scoring.js'
+import { computeMarket, computeRegime } from '../domain/regime.js'
+import { type StockFacts, scoreDay } from '../domain/scoring.js'
 import { stockFacts } from '../domain/stock-facts.js'
 import { notATradingDay } from '../domain/trading-days.js'
 import type { Logger } from '../logger.js'
 import type { Db } from '../storage/db.js'
 import type { MarketDataRepository } from '../storage/market-data.repository.js'
+import { loadMarketInput } from '../storage/regime-input.repository.js'
 import { replaceTierScores } from '../storage/tier-write.repository.js'
 import { type DateArgs, type JobResult, throwIfAborted } from './job.js'
 import type { Progress } from './progress.js'
@@ -64,7 +66,7 @@ export async function runBuild(deps: BuildDeps, args: DateArgs, signal: AbortSig
   }
   const from = calendar[Math.max(0, calendar.length - 1 - BUILD_RULES.maLong)]!
   const eventsFrom = calendar[Math.max(0, calendar.length - BUILD_RULES.heatLookbackDays)]!
-  const [securities, bars, edges, events, peStats, basics, financials, forecasts, lastEvent, missingBars] =
+  const [securities, bars, edges, events, peStats, basics, financials, forecasts, lastEvent, missingBars, marketInput] =
     await Promise.all([
       market.securities(),
       market.bars(from, date),
@@ -76,7 +78,10 @@ export async function runBuild(deps: BuildDeps, args: DateArgs, signal: AbortSig
       market.forecasts(date),
       market.lastEventDate(date),
       market.missingBars(date),
+      loadMarketInput(deps.db, date, calendar),
     ])
+  // The day's regime as the plan job will compute it: a weak day shrinks `main` (TIER_RULES.weakMainShare).
+  const regime = computeRegime(computeMarket(marketInput), date)
   progress.tick()
   throwIfAborted(signal)
 
@@ -87,15 +92,32 @@ export async function runBuild(deps: BuildDeps, args: DateArgs, signal: AbortSig
     if (++done % 500 === 0) await new Promise((resolve) => setImmediate(resolve))
     if (series.dates.at(-1) !== date) continue
     const f = stockFacts({
+      date,
       price: series.close.at(-1)!,
       peToday: basics.get(code)?.pe_ttm ?? null,
       pe: peStats.get(code) ?? null,
       forecast: forecasts.get(code) ?? null,
       financials: financials.get(code) ?? [],
     })
-    facts.set(code, { upside: f.upside, quality: f.quality, invalidated: f.invalidated })
+    facts.set(code, {
+      upside: f.upside,
+      quality: f.quality,
+      invalidated: f.invalidated,
+      invalidation: f.invalidation,
+      valuation_method: f.valuation_method,
+    })
   }
-  const scored: ScoredStock[] = scoreStocks({ date, calendar, securities, bars, edges, events, facts })
+  const day = scoreDay({
+    date,
+    calendar,
+    securities,
+    bars,
+    edges,
+    events,
+    facts,
+    weakRegime: regime.status === 'weak',
+  })
+  const scored = day.rows
   progress.tick()
   throwIfAborted(signal)
 
@@ -107,6 +129,8 @@ export async function runBuild(deps: BuildDeps, args: DateArgs, signal: AbortSig
     reject: scored.filter((s) => s.tier === 'reject').length,
     // listed on T (not yet delisted) without a bar; suspended days are bars, so they do not count
     missing_bars: missingBars,
+    eligible: day.cuts.eligible,
+    weak_regime_demoted: day.weakDemoted,
   }
   const stale = staleText(date, calendar, counts.missing_bars, lastEvent)
   const buildId = `${date}-${randomUUID().slice(0, 8)}`
@@ -127,6 +151,6 @@ export async function runBuild(deps: BuildDeps, args: DateArgs, signal: AbortSig
   progress.tick(2)
   progress.done()
   const summary = `build ${date}: ${counts.scored} scored (${counts.main} main, ${counts.observe} observe)${stale ? `; stale: ${stale}` : ''}`
-  deps.log.info({ date, buildId, counts, stale }, 'build finished')
+  deps.log.info({ date, buildId, counts, cuts: day.cuts, regime: regime.status, stale }, 'build finished')
   return { summary, date, buildId, counts, stale }
 }

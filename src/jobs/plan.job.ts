@@ -8,7 +8,7 @@ import type { Db } from '../storage/db.js'
 import type { MarketDataRepository } from '../storage/market-data.repository.js'
 import type { PlanFiles } from '../storage/plan-files.js'
 import { loadMarketInput } from '../storage/regime-input.repository.js'
-import type { StockDailyTable } from '../storage/schema.js'
+import type { NewStockDailyRow } from '../storage/schema.js'
 import { replaceStockDaily } from '../storage/stock-daily.repository.js'
 import { type DateArgs, type JobResult, throwIfAborted } from './job.js'
 
@@ -57,7 +57,7 @@ export async function runPlan(deps: PlanJobDeps, args: DateArgs, signal: AbortSi
   throwIfAborted(signal)
 
   const selection = selectRows(full, DEFAULT_SIZES)
-  const daily: StockDailyTable[] = day.rows.map((row) => {
+  const daily: NewStockDailyRow[] = day.rows.map((row) => {
     const verdict = decideCode(row.code, row, day.held, selection)
     const memory = day.memories.get(row.code)!
     return {
@@ -69,6 +69,8 @@ export async function runPlan(deps: PlanJobDeps, args: DateArgs, signal: AbortSi
       logic_state: memory.state,
       score: memory.score,
       score_ema: memory.score_ema,
+      score_pct: memory.score_pct,
+      pct_ema: memory.pct_ema,
       state_since: memory.state_since,
       state_rule: memory.state_rule,
       days_in_state: memory.days_in_state,

@@ -204,11 +204,12 @@ export function createLogicStateService(deps: LogicStateServiceDeps) {
     return failed ? { ok: false } : { ok: true, values }
   }
 
-  function factsInput(data: FactsData, code: string): FactsInput {
+  function factsInput(data: FactsData, code: string, date: string): FactsInput {
     const value = <T>(r: PromiseSettledResult<Map<string, T>>): T | undefined =>
       r.status === 'fulfilled' ? r.value.get(code) : undefined
     const pe = value(data.pe)
     return {
+      date,
       price: value(data.closes) ?? null,
       peToday: pe?.peToday ?? null,
       pe: pe?.pe ?? null,
@@ -236,10 +237,10 @@ export function createLogicStateService(deps: LogicStateServiceDeps) {
       date,
       codes,
       [data.closes, data.pe, data.forecasts, data.financials],
-      (code) => facts.valuation(factsInput(data, code)),
+      (code) => facts.valuation(factsInput(data, code, date)),
     )
     const review = await group('company_review', date, codes, [data.financials], (code) =>
-      facts.review(factsInput(data, code)),
+      facts.review(factsInput(data, code, date)),
     )
     const out = new Map<string, CodeEntry>()
     await mapInSlices(codes, (code) => {

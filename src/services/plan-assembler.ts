@@ -1,3 +1,4 @@
+import type { StoredMemory, TierDay } from '../domain/logic-replay.js'
 import type { LogicMemory } from '../domain/logic-state.js'
 import { logicTags, stepAll } from '../domain/logic-tags.js'
 import { buildFullPlan, cutPlan, DEFAULT_SIZES } from '../domain/plan-assembly.js'
@@ -46,6 +47,27 @@ export function createPlanAssembler(deps: AssemblerDeps) {
     return cutPlan(full, DEFAULT_SIZES).main.map((r) => r.code)
   }
 
+  /** The tier dates (and the codes' rows on them) between codes' older stored memories and `date`. */
+  async function gapDays(date: string, prevDate: string | undefined, seeds: ReadonlyMap<string, StoredMemory>) {
+    const history = new Map<string, Map<string, TierDay>>()
+    const behind = [...seeds].filter(([, s]) => prevDate !== undefined && s.date < prevDate)
+    if (behind.length === 0) return { between: [] as string[], history }
+    const oldest = behind.reduce((min, [, s]) => (s.date < min ? s.date : min), date)
+    const between = (await inputs.tierDates(oldest, date)).filter((d) => d > oldest && d < date)
+    if (between.length === 0) return { between, history }
+    const rows = await inputs.tierHistory(
+      behind.map(([code]) => code),
+      between[0]!,
+      between.at(-1)!,
+    )
+    for (const row of rows) {
+      const days = history.get(row.code) ?? new Map<string, TierDay>()
+      days.set(row.trade_date, row)
+      history.set(row.code, days)
+    }
+    return { between, history }
+  }
+
   async function loadDay(date: string, scope: 'screened' | 'all'): Promise<DayInputs | undefined> {
     const [rows, held, prevDate] = await Promise.all([
       inputs.tierRows(date),
@@ -55,14 +77,19 @@ export function createPlanAssembler(deps: AssemblerDeps) {
     if (rows.length === 0) return undefined
     const logicRows = scope === 'all' ? rows : rows.filter((r) => r.tier !== 'reject' && !screenReason(r, held))
     const shown = rows.filter((r) => r.tier !== 'reject' && !screenReason(r, held)).map((r) => r.code)
-    const [prevMain, previous, quotes] = await Promise.all([
+    const [prevMain, stored, quotes] = await Promise.all([
       previousMain(prevDate),
-      prevDate
-        ? inputs.dailyRows(prevDate, scope === 'all' ? undefined : logicRows.map((r) => r.code))
-        : Promise.resolve([]),
+      inputs.latestDailyBefore(
+        date,
+        logicRows.map((r) => r.code),
+      ),
       inputs.quotes(date, shown),
     ])
-    const memories = stepAll(date, logicRows, new Map(previous.map((r) => [r.code, toLogicMemory(r)])))
+    const seeds = new Map<string, StoredMemory>(
+      stored.map((r) => [r.code, { date: r.trade_date, memory: toLogicMemory(r) }]),
+    )
+    const { between, history } = await gapDays(date, prevDate, seeds)
+    const memories = stepAll(date, logicRows, seeds, between, history)
     return { date, rows, held, prevDate: prevDate ?? null, prevMain, memories, quotes }
   }
 

@@ -3,7 +3,7 @@
  * for any number of codes, so a lookup request costs one query per table, never one per code.
  */
 import { sql } from 'kysely'
-import type { PeBandStats } from '../domain/valuation.js'
+import { type PeBandStats, VALUATION_RULES } from '../domain/valuation.js'
 import type { Db } from './db.js'
 import type { IsoDate, StockDailyRow } from './schema.js'
 
@@ -13,6 +13,8 @@ export interface TierDayRow {
   readonly score: number
   readonly tier: 'main' | 'observe' | 'reject'
   readonly invalidated: boolean
+  readonly score_pct: number | null
+  readonly invalidation: string | null
 }
 
 export interface TierDays {
@@ -59,6 +61,8 @@ export function createLookupRepository(db: Db) {
         score: number | null
         tier: TierDayRow['tier'] | null
         invalidated: boolean | null
+        score_pct: number | null
+        invalidation: string | null
       }>`
         with recursive dates(d) as (
           select min(trade_date) from tier_scores where trade_date <= ${date}::date ${after}
@@ -67,10 +71,10 @@ export function createLookupRepository(db: Db) {
           from dates where dates.d is not null
         )
         select 'date' as kind, d as trade_date, null::text as code, null::float8 as score, null::text as tier,
-          null::boolean as invalidated
+          null::boolean as invalidated, null::float8 as score_pct, null::text as invalidation
         from dates where d is not null
         union all
-        select 'row', trade_date, code, score, tier, invalidated from tier_scores
+        select 'row', trade_date, code, score, tier, invalidated, score_pct, invalidation from tier_scores
         where code = any(${codes as string[]}) and trade_date <= ${date}::date ${after}
         order by trade_date`.execute(db)
       const dates: IsoDate[] = []
@@ -84,6 +88,8 @@ export function createLookupRepository(db: Db) {
             score: r.score!,
             tier: r.tier!,
             invalidated: r.invalidated!,
+            score_pct: r.score_pct,
+            invalidation: r.invalidation,
           })
       }
       return { dates, rows }
@@ -107,12 +113,14 @@ export function createLookupRepository(db: Db) {
     async peFacts(date: IsoDate, codes: readonly string[]): Promise<Map<string, PeFacts>> {
       if (codes.length === 0) return new Map()
       // per code (lateral), one sort for the three percentiles: percentile_cont(array) interpolates as three calls do
+      const { lo, hi } = VALUATION_RULES.peWinsor
       const result = await sql<{ code: string; days: number; p: number[] | null; pe_today: number | null }>`
         select c.code, s.days, s.p, s.pe_today
         from unnest(${codes as string[]}::text[]) as c(code)
         cross join lateral (
           select (count(*) filter (where b.pe_ttm > 0))::int as days,
-            percentile_cont(array[0.2, 0.5, 0.8]) within group (order by b.pe_ttm) filter (where b.pe_ttm > 0) as p,
+            percentile_cont(array[0.2, 0.5, 0.8]) within group (order by least(greatest(b.pe_ttm, ${lo}::float8), ${hi}::float8))
+              filter (where b.pe_ttm > 0) as p,
             max(b.pe_ttm) filter (where b.trade_date = ${date}::date) as pe_today
           from daily_basics b
           where b.code = c.code and b.trade_date <= ${date}::date and b.trade_date > ${date}::date - interval '5 years'

@@ -3,6 +3,7 @@ import type { BarSeries, BuildSecurity, Edge } from '../domain/scoring.js'
 import type { FactsFinancial } from '../domain/stock-facts.js'
 import type { ThemeEvent } from '../domain/theme-heat.js'
 import type { CalendarAround } from '../domain/trading-days.js'
+import { VALUATION_RULES } from '../domain/valuation.js'
 import type { Db } from './db.js'
 import type { IsoDate } from './schema.js'
 
@@ -19,6 +20,7 @@ export interface FinancialRow extends FactsFinancial {
 
 export interface ForecastRow {
   readonly code: string
+  readonly as_of: IsoDate
   readonly eps_mean: number | null
   readonly eps_low: number | null
   readonly eps_high: number | null
@@ -118,7 +120,10 @@ export function createMarketDataRepository(db: Db) {
           array_agg(amount order by trade_date) as amount,
           array_agg(is_suspended order by trade_date) as suspended,
           (array_agg(pre_close order by trade_date desc))[1] as "preClose",
-          (array_agg(is_st order by trade_date desc))[1] as "isSt"
+          (array_agg(is_st order by trade_date desc))[1] as "isSt",
+          (array_agg(open order by trade_date desc))[1] as "open",
+          (array_agg(high order by trade_date desc))[1] as "high",
+          (array_agg(low order by trade_date desc))[1] as "low"
         from (select *, last_value(adj_factor) over (partition by code order by trade_date
                 rows between unbounded preceding and unbounded following) as last_factor
               from daily_bars
@@ -157,14 +162,19 @@ export function createMarketDataRepository(db: Db) {
       return row?.d ?? undefined
     },
 
-    /** PE(TTM) percentiles over up to five years before `date` (NULLs, i.e. loss-making days, ignored). */
+    /**
+     * Winsorised PE(TTM) percentiles over up to five years before `date` (NULLs, i.e. loss-making days,
+     * ignored; each day clipped into VALUATION_RULES.peWinsor, as `peBandStats` does).
+     */
     async peStats(date: IsoDate, codes?: readonly string[]): Promise<Map<string, PeStats>> {
       const codeFilter = codes ? sql`and code = any(${codes as string[]})` : sql``
+      const { lo, hi } = VALUATION_RULES.peWinsor
+      const pe = sql`least(greatest(pe_ttm, ${lo}::float8), ${hi}::float8)`
       const result = await sql<{ code: string; days: number; p20: number; p50: number; p80: number }>`
         select code, count(*)::int as days,
-          percentile_cont(0.2) within group (order by pe_ttm) as p20,
-          percentile_cont(0.5) within group (order by pe_ttm) as p50,
-          percentile_cont(0.8) within group (order by pe_ttm) as p80
+          percentile_cont(0.2) within group (order by ${pe}) as p20,
+          percentile_cont(0.5) within group (order by ${pe}) as p50,
+          percentile_cont(0.8) within group (order by ${pe}) as p80
         from daily_basics
         where pe_ttm > 0 and trade_date <= ${date}::date and trade_date > ${date}::date - interval '5 years'
         ${codeFilter}
@@ -204,7 +214,7 @@ export function createMarketDataRepository(db: Db) {
       const year = Number(date.slice(0, 4))
       let q = db
         .selectFrom('eps_forecasts')
-        .select(['code', 'fiscal_year', 'eps_mean', 'eps_low', 'eps_high'])
+        .select(['code', 'as_of', 'fiscal_year', 'eps_mean', 'eps_low', 'eps_high'])
         .where('as_of', '<=', date)
         .where('fiscal_year', 'in', [year, year + 1])
       if (codes) q = q.where('code', 'in', codes.length > 0 ? codes : [''])

@@ -3,6 +3,7 @@ import { Migrator } from 'kysely'
 import * as initial from './migrations/0001-initial.js'
 import * as planWrittenNotify from './migrations/0002-plan-written-notify.js'
 import * as planOutcomes from './migrations/0010-plan-outcomes.js'
+import * as scoreComponents from './migrations/0011-score-components.js'
 import * as pointInTime from './migrations/0012-point-in-time.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations are frozen in time and typed against no schema (kysely's advice)
@@ -12,6 +13,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': initial,
   '0002-plan-written-notify': planWrittenNotify,
   '0010-plan-outcomes': planOutcomes,
+  '0011-score-components': scoreComponents,
   '0012-point-in-time': pointInTime,
 }
 

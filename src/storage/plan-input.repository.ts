@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import type { LogicMemory } from '../domain/logic-state.js'
-import type { EvidenceEdge, Quote, TierRow } from '../domain/plan-types.js'
+import type { EvidenceEdge, Quote, TierRow, TradeFlag } from '../domain/plan-types.js'
 import type { Db } from './db.js'
 import type { IsoDate, StockDailyRow } from './schema.js'
 
@@ -9,6 +9,8 @@ export function toLogicMemory(row: StockDailyRow): LogicMemory {
     state: row.logic_state,
     score: row.score,
     score_ema: row.score_ema,
+    score_pct: row.score_pct,
+    pct_ema: row.pct_ema,
     state_since: row.state_since,
     days_in_state: row.days_in_state,
     state_rule: row.state_rule,
@@ -36,6 +38,17 @@ const TIER_COLUMNS = [
   'listed_days',
   'amount_ma20',
   'invalidated',
+  'pts_momentum',
+  'pts_trend',
+  'pts_heat',
+  'pts_upside',
+  'pts_liquidity',
+  'pts_quality',
+  'score_pct',
+  'tier_rule',
+  'flags',
+  'valuation_method',
+  'invalidation',
 ] as const
 
 /** What plan assembly, the plan job and the lookups read; one query per table, optionally for some codes only. */
@@ -45,7 +58,33 @@ export function createPlanInputRepository(db: Db) {
       let q = db.selectFrom('tier_scores').select(TIER_COLUMNS).where('trade_date', '=', date)
       if (codes) q = q.where('code', 'in', codes.length > 0 ? codes : [''])
       const rows = await q.orderBy('rank').execute()
-      return rows.map((r) => ({ ...r, graph_evidence: r.graph_evidence as unknown as EvidenceEdge[] }))
+      return rows.map(
+        ({ pts_momentum, pts_trend, pts_heat, pts_upside, pts_liquidity, pts_quality, ...r }): TierRow => ({
+          ...r,
+          graph_evidence: r.graph_evidence as unknown as EvidenceEdge[],
+          flags: r.flags as TradeFlag[],
+          components: {
+            momentum: pts_momentum,
+            trend: pts_trend,
+            heat: pts_heat,
+            upside: pts_upside,
+            liquidity: pts_liquidity,
+            quality: pts_quality,
+          },
+        }),
+      )
+    },
+
+    /** Per code, its newest stored daily row before `date`, whatever its date (one index probe per code). */
+    async latestDailyBefore(date: IsoDate, codes: readonly string[]): Promise<StockDailyRow[]> {
+      if (codes.length === 0) return []
+      const result = await sql<StockDailyRow>`
+        select s.* from unnest(${codes as string[]}::text[]) as c(code)
+        cross join lateral (
+          select * from stock_daily d where d.code = c.code and d.trade_date < ${date}::date
+          order by d.trade_date desc limit 1
+        ) as s`.execute(db)
+      return result.rows
     },
 
     /** The day's close, change and turnover of the given codes, from the daily bars. */
@@ -130,7 +169,7 @@ export function createPlanInputRepository(db: Db) {
       if (codes.length === 0) return []
       return db
         .selectFrom('tier_scores')
-        .select(['code', 'trade_date', 'score', 'tier', 'invalidated', 'is_suspended'])
+        .select(['code', 'trade_date', 'score', 'tier', 'invalidated', 'is_suspended', 'score_pct', 'invalidation'])
         .where('code', 'in', codes)
         .where('trade_date', '>=', since)
         .where('trade_date', '<=', date)

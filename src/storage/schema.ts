@@ -141,6 +141,21 @@ export interface TierScoresTable {
   listed_days: Defaulted<number>
   amount_ma20: Defaulted<number>
   invalidated: Defaulted<boolean>
+  /** Points of each score component (migration 0011); they sum to `score`. */
+  pts_momentum: Defaulted<number>
+  pts_trend: Defaulted<number>
+  pts_heat: Defaulted<number>
+  pts_upside: Defaulted<number>
+  pts_liquidity: Defaulted<number>
+  pts_quality: Defaulted<number>
+  /** Percentile (0..100) of the score in the day's cross-section. */
+  score_pct: Defaulted<number | null>
+  /** Why the row has its tier, in words. */
+  tier_rule: Defaulted<string>
+  flags: ColumnType<string[], string | undefined, string>
+  valuation_method: Defaulted<string | null>
+  /** The hard invalidation that fired, in words (e.g. `loss in 2026Q3`), else null. */
+  invalidation: Defaulted<string | null>
 }
 
 export interface BuildsTable {
@@ -168,6 +183,9 @@ export interface StockDailyTable {
   above_days: number
   absent_days: number
   code_version: string
+  score_pct: Defaulted<number | null>
+  /** EMA of the score percentile: what the logic state bands are set on. */
+  pct_ema: Defaulted<number | null>
 }
 
 export type ChainRunStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'killed' | 'timeout'
@@ -267,6 +285,7 @@ export interface Database {
 export type TierScoreRow = Selectable<TierScoresTable>
 export type NewTierScoreRow = Insertable<TierScoresTable>
 export type StockDailyRow = Selectable<StockDailyTable>
+export type NewStockDailyRow = Insertable<StockDailyTable>
 export type SecurityRow = Selectable<SecuritiesTable>
 export type BarRow = Selectable<BarColumns>
 export type BuildRow = Selectable<BuildsTable>

@@ -43,6 +43,17 @@ export async function replaceTierScores(db: Db, record: BuildRecord, rows: reado
             listed_days: r.listed_days,
             amount_ma20: r.amount_ma20,
             invalidated: r.invalidated,
+            pts_momentum: r.components.momentum,
+            pts_trend: r.components.trend,
+            pts_heat: r.components.heat,
+            pts_upside: r.components.upside,
+            pts_liquidity: r.components.liquidity,
+            pts_quality: r.components.quality,
+            score_pct: r.score_pct,
+            tier_rule: r.tier_rule,
+            flags: JSON.stringify(r.flags),
+            valuation_method: r.valuation_method,
+            invalidation: r.invalidation,
           })),
         )
         .execute()

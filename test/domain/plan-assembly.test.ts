@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest'
+import { renderPlanMarkdown } from '../../src/domain/markdown.js'
 import { buildFullPlan, cutPlan, DEFAULT_SIZES, decideCode, selectRows } from '../../src/domain/plan-assembly.js'
 import type { TierRow } from '../../src/domain/plan-types.js'
+import { regimeWithoutSnapshot } from '../../src/domain/regime.js'
+import { assignTiers } from '../../src/domain/tiers.js'
 import { tierRow } from '../support/tier-rows.js'
 
 const code = (i: number): string => `600${String(i).padStart(3, '0')}.SH`
@@ -127,5 +130,41 @@ describe('plan assembly', () => {
       { theme: 'A', segment: 's1', count: 2, codes: [code(1), code(2)], heat: 70 },
       { theme: 'B', segment: 's2', count: 1, codes: [code(3)], heat: 50 },
     ])
+  })
+})
+
+describe('weak regime shrink', () => {
+  const untiered = Array.from({ length: 200 }, (_, i) => {
+    const {
+      tier: _t,
+      tier_rule: _r,
+      ...row
+    } = tierRow({ code: code(i), rank: i + 1, score: 80 - i * 0.1, theme: `T${i}` })
+    return row
+  })
+
+  it('the plan counts the main-tier candidates moved to observe and the Markdown says so', () => {
+    const weak = cutPlan(full(assignTiers(untiered, true).rows), DEFAULT_SIZES)
+    expect(weak.main).toHaveLength(5)
+    expect(weak.card_counts.weak_regime_demoted).toBe(5)
+    expect(weak.observe[0]!.tier_rule).toMatch(/^weak regime: main limited to the top 2.5%/)
+    const md = renderPlanMarkdown(weak, regimeWithoutSnapshot('2026-11-20'), {})
+    expect(md).toContain(
+      '_Weak regime: main is limited to the best 2.5% of eligible stocks (normally 5%); 5 main-tier candidates moved to observe._',
+    )
+    const normal = cutPlan(full(assignTiers(untiered, false).rows), DEFAULT_SIZES)
+    expect(normal.main).toHaveLength(10)
+    expect(normal.card_counts.weak_regime_demoted).toBe(0)
+    expect(renderPlanMarkdown(normal, regimeWithoutSnapshot('2026-11-20'), {})).not.toContain('Weak regime')
+  })
+
+  it('plan rows carry components and flags', () => {
+    const plan = cutPlan(
+      full([tierRow({ code: code(1), rank: 1, score: 80, flags: ['limit_up_close'] })]),
+      DEFAULT_SIZES,
+    )
+    expect(plan.main[0]).toMatchObject({ flags: ['limit_up_close'], valuation_method: 'pe_band' })
+    const c = plan.main[0]!.components
+    expect(c.momentum + c.trend + c.heat + c.upside + c.liquidity + c.quality).toBeCloseTo(80, 9)
   })
 })

@@ -12,12 +12,14 @@ import {
 
 /** 241 daily PE values 10.0, 10.1, ..., 34.0: P20 = 14.8, P50 = 22.0, P80 = 29.2 (h = 48, 120, 192). */
 const PE_241: number[] = Array.from({ length: 241 }, (_, i) => (100 + i) / 10)
+const DATE = '2026-11-20'
 
 const base = (over: Partial<ValuationInput> = {}): ValuationInput => ({
   price: 50,
   peHistory: PE_241,
   epsTtm: 2,
-  forecast: { eps_mean: 2.5, eps_low: 2, eps_high: 3 },
+  forecast: { eps_mean: 2.5, eps_low: 2, eps_high: 3, as_of: '2026-10-01' },
+  date: DATE,
   bvps: 10,
   roeHistory: [0.12, 0.15, 0.18, 0.21, 0.24],
   ...over,
@@ -25,59 +27,45 @@ const base = (over: Partial<ValuationInput> = {}): ValuationInput => ({
 
 describe('percentile (linear interpolation between closest ranks, h = (n - 1) p)', () => {
   it.each([
-    [[10, 20, 30, 40, 50], 0.2, 18], // h = 0.8: 10 + 0.8 x 10
-    [[10, 20, 30, 40, 50], 0.5, 30], // h = 2
-    [[10, 20, 30, 40, 50], 0.8, 42], // h = 3.2: 40 + 0.2 x 10
-    [[50, 10, 40, 20, 30], 0.8, 42], // order does not matter
-    [[1, 2, 3, 4], 0.5, 2.5], // h = 1.5
-    [[1, 2, 3, 4], 0, 1],
-    [[1, 2, 3, 4], 1, 4],
+    [[10, 20, 30, 40, 50], 0.2, 18],
+    [[10, 20, 30, 40, 50], 0.5, 30],
+    [[10, 20, 30, 40, 50], 0.8, 42],
+    [[1, 2, 3, 4], 0.5, 2.5],
     [[7], 0.2, 7],
   ])('%o P%f = %f', (values, p, expected) => {
     expect(percentile(values, p)).toBeCloseTo(expected, 12)
   })
-
-  it('is null for an empty list and ignores non-finite values', () => {
-    expect(percentile([], 0.5)).toBeNull()
-    expect(percentile([Number.NaN, 1, 3], 0.5)).toBe(2)
-  })
-
-  it('gives the fixture percentiles', () => {
-    expect(percentile(PE_241, 0.2)).toBeCloseTo(14.8, 12)
-    expect(percentile(PE_241, 0.5)).toBeCloseTo(22, 12)
-    expect(percentile(PE_241, 0.8)).toBeCloseTo(29.2, 12)
-  })
 })
 
 describe('VALUATION_RULES', () => {
-  it('is frozen and records the DESIGN constants', () => {
+  it('is frozen and records the calibrated constants', () => {
     expect(Object.isFrozen(VALUATION_RULES)).toBe(true)
-    expect(Object.isFrozen(VALUATION_RULES.pbRoe)).toBe(true)
-    expect(VALUATION_RULES.pbRoe).toEqual({ r: 0.09, g: 0.03 })
-    expect(VALUATION_RULES.peMinDays).toBe(240)
-    expect(VALUATION_RULES.percentiles).toEqual({ bear: 0.2, neutral: 0.5, bull: 0.8 })
+    expect(VALUATION_RULES.pbRoe).toEqual({ r: 0.08, g: 0.03 })
+    expect(VALUATION_RULES).toMatchObject({ peMinDays: 60, forecastMaxAgeDays: 120, roeMinPoints: 4 })
+    expect(VALUATION_RULES.peWinsor).toEqual({ lo: 3, hi: 150 })
   })
 })
 
-describe('pe_band', () => {
-  it('uses forecast low/mean/high x PE P20/P50/P80', () => {
-    // bear 2 x 14.8 = 29.6, neutral 2.5 x 22 = 55, bull 3 x 29.2 = 87.6; price 50
-    const v = computeValuation(base())
-    expect(v).toEqual({
+describe('pe_band: TTM EPS x own PE(TTM) percentiles (one horizon)', () => {
+  it('spreads bear/bull by a fresh forecast’s low/mean and high/mean, neutral = TTM x P50', () => {
+    // eps 2 x 0.8 / 1 / 1.2 = 1.6 / 2 / 2.4; x 14.8 / 22 / 29.2 = 23.68 / 44 / 70.08; price 50
+    expect(computeValuation(base())).toEqual({
       method: 'pe_band',
       price: 50,
       scenarios: {
-        bear: { value: 29.6, mos: -0.689 }, // 1 - 50/29.6 = -0.6892
-        neutral: { value: 55, mos: 0.091 }, // 1 - 50/55 = 0.0909
-        bull: { value: 87.6, mos: 0.429 }, // 1 - 50/87.6 = 0.4292
+        bear: { value: 23.68, mos: -1.111 },
+        neutral: { value: 44, mos: -0.136 },
+        bull: { value: 70.08, mos: 0.287 },
       },
-      reference_target: 55,
+      reference_target: 44,
       inputs: {
-        eps_source: 'forecast',
+        eps_horizon: 'ttm',
         pe_days: 241,
-        eps_bear: 2,
-        eps_neutral: 2.5,
-        eps_bull: 3,
+        eps_ttm: 2,
+        eps_spread: 'forecast',
+        eps_bear: 1.6,
+        eps_neutral: 2,
+        eps_bull: 2.4,
         pe_p20: 14.8,
         pe_p50: 22,
         pe_p80: 29.2,
@@ -86,146 +74,136 @@ describe('pe_band', () => {
     })
   })
 
-  it('uses TTM EPS x 0.85 / 1 / 1.15 without a forecast', () => {
-    // eps 1.7 / 2 / 2.3: bear 25.16, neutral 44, bull 67.16; price 40
-    const v = computeValuation(base({ price: 40, forecast: null }))
-    expect(v?.method).toBe('pe_band')
-    expect(v?.scenarios).toEqual({
-      bear: { value: 25.16, mos: -0.59 }, // 1 - 40/25.16 = -0.5898
-      neutral: { value: 44, mos: 0.091 },
-      bull: { value: 67.16, mos: 0.404 }, // 1 - 40/67.16 = 0.4044
-    })
-    expect(v?.inputs).toMatchObject({ eps_source: 'ttm', eps_bear: 1.7, eps_neutral: 2, eps_bull: 2.3 })
-  })
-
-  it('falls back to TTM when the forecast has no mean', () => {
-    const v = computeValuation(base({ price: 40, forecast: { eps_mean: null, eps_low: 1, eps_high: 3 } }))
-    expect(v?.inputs.eps_source).toBe('ttm')
+  it('never takes the forecast’s level: a forecast mean far above TTM leaves the neutral value alone', () => {
+    const v = computeValuation(base({ forecast: { eps_mean: 10, eps_low: 9, eps_high: 11, as_of: '2026-11-01' } }))
     expect(v?.reference_target).toBe(44)
   })
 
-  it('fills a missing forecast low/high with 0.85 / 1.15 x mean and says so', () => {
-    const v = computeValuation(base({ forecast: { eps_mean: 2, eps_low: null, eps_high: null } }))
-    expect(v?.scenarios.bear.value).toBe(25.16)
-    expect(v?.scenarios.bull.value).toBe(67.16)
-    expect(v?.notes).toHaveLength(2)
-    expect(v?.notes[0]).toContain('no low EPS')
+  it('clamps the forecast’s spread to 0.7..1 and 1..1.3', () => {
+    const v = computeValuation(base({ forecast: { eps_mean: 2, eps_low: 0.5, eps_high: 9, as_of: '2026-11-01' } }))
+    expect(v?.inputs).toMatchObject({ eps_bear: 1.4, eps_bull: 2.6 })
   })
 
-  it('ignores null days and uses at most the last 5 years (1200 days)', () => {
-    const withGaps = PE_241.flatMap((pe) => [pe, null])
-    expect(computeValuation(base({ peHistory: withGaps }))?.scenarios.neutral.value).toBe(55)
-    const old = Array<number>(1200 - 241).fill(1000)
-    // The 100 oldest days (PE 1) fall out of the window. Kept: 241 fixture days + 959 days at 1000, so
-    // P20 (h = 1199 x 0.2 = 239.8) is 33.9 + 0.8 x 0.1 = 33.98; with the old days it would be 25.98.
-    const long = [...Array<number>(100).fill(1), ...old, ...PE_241]
-    const v = computeValuation(base({ peHistory: long }))
-    expect(v?.inputs.pe_days).toBe(1200)
-    expect(v?.inputs.pe_p20).toBe(33.98)
-  })
-
-  it('needs 240 non-null days: 240 is enough, 239 falls back to pb_roe', () => {
-    const days240 = [...PE_241.slice(1), null, null]
-    expect(computeValuation(base({ peHistory: days240 }))?.method).toBe('pe_band')
-    const days239 = [...PE_241.slice(2), null, null, null]
-    const v = computeValuation(base({ peHistory: days239 }))
+  it('needs 60 positive days: 60 is enough (and says it is less than a year), 59 falls back to pb_roe', () => {
+    const days60 = [...PE_241.slice(0, 60), null, -3]
+    const short = computeValuation(base({ peHistory: days60 }))
+    expect(short?.method).toBe('pe_band')
+    expect(short?.notes).toEqual(['PE band over 60 days only (less than a year of PE(TTM) history)'])
+    const v = computeValuation(base({ peHistory: PE_241.slice(0, 59) }))
     expect(v?.method).toBe('pb_roe')
-    expect(v?.notes).toEqual(['PE band unusable: 239 days of PE(TTM) history, at least 240 needed'])
-  })
-})
-
-describe('valuationFromStats (PE percentiles precomputed, e.g. by percentile_cont in SQL)', () => {
-  it('peBandStats reduces a history to days and P20/P50/P80', () => {
-    const stats = peBandStats([null, ...PE_241, null, -3])
-    expect(stats?.days).toBe(241)
-    expect(stats?.p20).toBeCloseTo(14.8, 12)
-    expect(stats?.p50).toBeCloseTo(22, 12)
-    expect(stats?.p80).toBeCloseTo(29.2, 12)
-    expect(peBandStats([null, null])).toBeNull()
+    expect(v?.notes).toEqual(['PE band unusable: 59 days of PE(TTM) history, at least 60 needed'])
   })
 
-  it('gives what computeValuation gives for the same history', () => {
+  it('winsorises each day’s PE into [3, 150] before the percentiles', () => {
+    expect(peBandStats(Array(200).fill(0.4))).toMatchObject({ days: 200, p20: 3, p50: 3, p80: 3 })
+    expect(peBandStats(Array(200).fill(900))).toMatchObject({ p50: 150 })
+    const mixed = peBandStats([...Array(100).fill(1), ...Array(100).fill(20), ...Array(41).fill(4000)])
+    expect(mixed).toMatchObject({ p20: 3, p50: 20 })
+  })
+
+  it('peBandStats equals what valuationFromStats takes from SQL for the same history', () => {
     const { peHistory, ...rest } = base()
     expect(valuationFromStats({ ...rest, pe: peBandStats(peHistory) })).toEqual(computeValuation(base()))
   })
+})
 
-  it('takes SQL-shaped stats directly', () => {
-    const { peHistory: _unused, ...rest } = base()
-    const v = valuationFromStats({ ...rest, pe: { days: 900, p20: 14.8, p50: 22, p80: 29.2 } })
-    expect(v?.method).toBe('pe_band')
-    expect(v?.reference_target).toBe(55)
-    expect(v?.inputs.pe_days).toBe(900)
+describe('pb_roe: BVPS x (ROE - g)/(r - g) on annualised ROE, r = 8%, g = 3%', () => {
+  const noPe = { peHistory: [] }
+
+  it('gives a 16%-ROE company a fair P/B of 2.6', () => {
+    const v = computeValuation(base({ ...noPe, roeHistory: [0.16, 0.16, 0.16, 0.16] }))
+    expect(v?.method).toBe('pb_roe')
+    expect(v?.reference_target).toBe(26)
   })
 
-  it('falls back to pb_roe with fewer than 240 days or no stats', () => {
-    const { peHistory: _unused, ...rest } = base({ price: 20 })
-    expect(valuationFromStats({ ...rest, pe: { days: 239, p20: 14.8, p50: 22, p80: 29.2 } })?.method).toBe('pb_roe')
-    expect(valuationFromStats({ ...rest, pe: null })?.notes).toEqual([
-      'PE band unusable: 0 days of PE(TTM) history, at least 240 needed',
-    ])
+  it('takes ROE P20/P50/P80 of the last 12 reports, each capped at 30%', () => {
+    const v = computeValuation(base({ ...noPe, price: 20 }))
+    // ROE P20 0.144, P50 0.18, P80 0.216 -> 22.8 / 30 / 37.2
+    expect(v?.scenarios).toMatchObject({ bear: { value: 22.8 }, neutral: { value: 30 }, bull: { value: 37.2 } })
+    const capped = computeValuation(base({ ...noPe, roeHistory: [0.6, 0.6, 0.6, 0.6] }))
+    expect(capped?.reference_target).toBe(54)
   })
 })
 
-describe('pb_roe', () => {
-  // ROE P20 0.144, P50 0.18, P80 0.216; value = 10 x (ROE - 0.03) / 0.06 = 19 / 25 / 31; price 20
-  const expected: Valuation = {
+interface Case {
+  readonly name: string
+  readonly input: ValuationInput
+  readonly method: 'pe_band' | 'pb_roe' | null
+  readonly neutral?: number
+  readonly note?: RegExp
+}
+
+// Growth stock: TTM EPS 1, its own history of multiples 40..64 (P50 52), price 60 (PE 60).
+const GROWTH_PE = Array.from({ length: 241 }, (_, i) => 40 + i / 10)
+
+const cases: Case[] = [
+  {
+    name: 'a growth stock: valued on its own high multiples, not a market average',
+    input: base({ price: 60, epsTtm: 1, peHistory: GROWTH_PE, forecast: null }),
+    method: 'pe_band',
+    neutral: 52,
+  },
+  {
+    name: 'a loss-making stock with a loss-making history: no valuation',
+    input: base({ epsTtm: -0.5, peHistory: Array(300).fill(null), roeHistory: [-0.05, -0.04, -0.06, -0.03] }),
+    method: null,
+  },
+  {
+    name: 'a loss-making stock with a profitable past: PB-ROE, never a PE band',
+    input: base({ price: 20, epsTtm: -0.5 }),
     method: 'pb_roe',
-    price: 20,
-    scenarios: {
-      bear: { value: 19, mos: -0.053 }, // 1 - 20/19 = -0.0526
-      neutral: { value: 25, mos: 0.2 },
-      bull: { value: 31, mos: 0.355 }, // 1 - 20/31 = 0.3548
-    },
-    reference_target: 25,
-    inputs: { bvps: 10, roe_points: 5, r: 0.09, g: 0.03, roe_p20: 0.144, roe_p50: 0.18, roe_p80: 0.216 },
-    notes: [],
-  }
+    neutral: 30,
+    note: /TTM EPS is not positive/,
+  },
+  {
+    name: 'a tiny PE (2, a one-off gain): the PE band is not used',
+    input: base({ price: 5, epsTtm: 2.5 }),
+    method: 'pb_roe',
+    note: /PE\(TTM\) 2\.0 below 3, earnings likely one-off/,
+  },
+  {
+    name: 'a stale forecast (203 days old): not used, fixed 0.9 / 1.1 spread, said so',
+    input: base({ forecast: { eps_mean: 2.5, eps_low: 2, eps_high: 3, as_of: '2026-05-01' } }),
+    method: 'pe_band',
+    neutral: 44,
+    note: /forecast of 2026-05-01 is 203 days old \(at most 120\): not used/,
+  },
+  {
+    name: 'one data point (one day of PE, one report): no scenarios spread from one point',
+    input: base({ peHistory: [25], roeHistory: [0.15] }),
+    method: null,
+  },
+  { name: 'missing data: no price', input: base({ price: null }), method: null },
+  {
+    name: 'missing data: no EPS, no book value',
+    input: base({ epsTtm: null, bvps: null }),
+    method: null,
+  },
+  {
+    name: 'missing data: no forecast at all is fine',
+    input: base({ forecast: null }),
+    method: 'pe_band',
+    neutral: 44,
+  },
+]
 
-  it('values a loss-maker (PE null) by BVPS x (ROE - g)/(r - g)', () => {
-    const v = computeValuation(
-      base({ price: 20, epsTtm: -0.5, forecast: null, peHistory: Array<null>(300).fill(null) }),
-    )
-    expect(v).toEqual({ ...expected, notes: ['PE band unusable: ttm EPS is not positive'] })
+describe('table: what a PM would check', () => {
+  it.each(cases)('$name', ({ input, method, neutral, note }) => {
+    const v = computeValuation(input)
+    if (method === null) {
+      expect(v).toBeNull()
+      return
+    }
+    expect(v?.method).toBe(method)
+    if (neutral !== undefined) expect(v?.reference_target).toBe(neutral)
+    if (note) expect(v?.notes.join('; ')).toMatch(note)
+    expect(v!.scenarios.bear.value).toBeLessThanOrEqual(v!.scenarios.neutral.value)
+    expect(v!.scenarios.neutral.value).toBeLessThanOrEqual(v!.scenarios.bull.value)
   })
 
-  it('is used with less than a year of PE history', () => {
-    const v = computeValuation(base({ price: 20, peHistory: PE_241.slice(0, 100) }))
-    expect(v).toEqual({
-      ...expected,
-      notes: ['PE band unusable: 100 days of PE(TTM) history, at least 240 needed'],
-    })
-  })
-
-  it('is used when the forecast EPS is negative, even with a positive TTM EPS', () => {
-    const v = computeValuation(base({ price: 20, forecast: { eps_mean: -0.2, eps_low: -0.5, eps_high: 0.1 } }))
-    expect(v?.method).toBe('pb_roe')
-    expect(v?.notes).toEqual(['PE band unusable: forecast EPS is not positive'])
-  })
-
-  it('is used when only the forecast low is negative (no negative bear value is shown)', () => {
-    const v = computeValuation(base({ price: 20, forecast: { eps_mean: 1, eps_low: -0.1, eps_high: 2 } }))
-    expect(v?.method).toBe('pb_roe')
-  })
-
-  it('is used without any EPS', () => {
-    const v = computeValuation(base({ price: 20, epsTtm: null, forecast: null }))
-    expect(v?.method).toBe('pb_roe')
-    expect(v?.notes).toEqual(['PE band unusable: no EPS (neither forecast nor TTM)'])
-  })
-})
-
-describe('no valuation (never a made-up number)', () => {
-  const noPe = { epsTtm: -1, forecast: null, peHistory: [] }
-
-  it.each([
-    ['no price', base({ price: null })],
-    ['zero price', base({ price: 0 })],
-    ['PE unusable and no BVPS', base({ ...noPe, bvps: null })],
-    ['PE unusable and negative BVPS', base({ ...noPe, bvps: -3 })],
-    ['PE unusable and no ROE history', base({ ...noPe, roeHistory: [] })],
-    ['PE unusable and ROE P20 below g', base({ ...noPe, roeHistory: [0.01, 0.02, 0.05, 0.2] })],
-  ])('%s -> null', (_name, input) => {
-    expect(computeValuation(input)).toBeNull()
+  it('the stale forecast’s spread is the fixed one', () => {
+    const v = computeValuation(cases[4]!.input)
+    expect(v?.inputs).toMatchObject({ eps_spread: 'fixed', eps_bear: 1.8, eps_bull: 2.2 })
   })
 })
 
@@ -244,15 +222,6 @@ describe('formatValuation', () => {
       notes: [],
     }
     expect(formatValuation(v)).toBe('neutral 1990.8 (margin 14.6%), bear 1317.2, bull 2821.0 · PE band')
-  })
-
-  it('shows 2 decimals below 100 yuan, negative margins and the PB-ROE label', () => {
-    expect(formatValuation(computeValuation(base({ price: 20, epsTtm: null, forecast: null })))).toBe(
-      'neutral 25.00 (margin 20.0%), bear 19.00, bull 31.00 · PB-ROE',
-    )
-    expect(formatValuation(computeValuation(base({ price: 60 })))).toBe(
-      'neutral 55.00 (margin -9.1%), bear 29.60, bull 87.60 · PE band',
-    )
   })
 
   it('is null without a valuation', () => {

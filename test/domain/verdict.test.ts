@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { buildFullPlan, cutPlan, DEFAULT_SIZES, selectRows } from '../../src/domain/plan-assembly.js'
 import type { TierRow } from '../../src/domain/plan-types.js'
 import { TierDataError, type VerdictContext, verdictFor } from '../../src/domain/verdict.js'
+import { verdictText } from '../../src/domain/verdict-text.js'
 import { tierRow } from '../support/tier-rows.js'
 
 const DATE = '2026-11-20'
@@ -9,7 +10,7 @@ const DATE = '2026-11-20'
 function context(
   rows: TierRow[],
   held: string[] = [],
-  logic = new Map<string, { state: string; days: number }>(),
+  logic = new Map<string, { state: string; days: number; rule: string }>(),
 ): VerdictContext {
   const heldSet = new Set(held)
   const full = buildFullPlan({
@@ -38,8 +39,21 @@ function market(): TierRow[] {
     const code = `600${String(i).padStart(3, '0')}.SH`
     rows.push(tierRow({ code, rank: i, score: 95 - i * 0.5, theme: i <= 6 ? 'Hot' : `Theme ${Math.ceil(i / 5)}` }))
   }
+  rows[0] = {
+    ...rows[0]!,
+    components: { momentum: 14, trend: 8, heat: 34, upside: 19.5, liquidity: 9, quality: 10 },
+    flags: ['limit_up_close'],
+  }
   rows.push(tierRow({ code: '000101.SZ', rank: 31, score: 65, theme: 'Obs' }))
-  rows.push(tierRow({ code: '000102.SZ', rank: 32, score: 40, theme: 'Low' }))
+  rows.push(
+    tierRow({
+      code: '000102.SZ',
+      rank: 32,
+      score: 40,
+      theme: 'Low',
+      tier_rule: "score 40.0 below the day's observe cut 55.0 (top 15% of 36 eligible, floor 38)",
+    }),
+  )
   rows.push(tierRow({ code: '000103.SZ', rank: 33, score: 90, is_suspended: true }))
   rows.push(tierRow({ code: '000104.SZ', rank: 34, score: 90, is_st: true }))
   rows.push(tierRow({ code: '000105.SZ', rank: 35, score: 90, listed_days: 12 }))
@@ -50,7 +64,13 @@ function market(): TierRow[] {
 
 describe('verdictFor', () => {
   const rows = market()
-  const ctx = context(rows, ['000107.SZ'], new Map([['600001.SH', { state: 'confirmed', days: 4 }]]))
+  const ctx = context(
+    rows,
+    ['000107.SZ'],
+    new Map([
+      ['600001.SH', { state: 'confirmed', days: 4, rule: 'confirmed: score percentile EMA 85 >= 80 for 2 days' }],
+    ]),
+  )
   const plan = cutPlan(
     buildFullPlan({
       date: DATE,
@@ -58,7 +78,9 @@ describe('verdictFor', () => {
       generatedAt: '',
       rows,
       held: ctx.held,
-      logic: new Map([['600001.SH', { state: 'confirmed', days: 4 }]]),
+      logic: new Map([
+        ['600001.SH', { state: 'confirmed', days: 4, rule: 'confirmed: score percentile EMA 85 >= 80 for 2 days' }],
+      ]),
       prevDate: null,
       prevMain: [],
     }),
@@ -76,14 +98,26 @@ describe('verdictFor', () => {
       })
     }
     expect(verdictFor('600001', '600001.SH', ctx).verdict_text).toBe(
-      'main #1 · Hot · score 94.5 · logic confirmed 4d · upside 10%',
+      'main #1 · Hot · score 94.5 (heat 34.0/35, upside 19.5/20, momentum 14.0/15) · logic confirmed 4d · upside 10% (PE band) · ⚠ closed limit-up on T',
     )
   })
 
   it.each([
-    ['600006.SH', 'theme_cap', 'reject: main tier #6, score 92.0, theme Hot already has 5 in main (theme_cap 5)'],
-    ['600030.SH', 'beyond_top', 'reject: main tier #30, score 80.0, beyond top 20 (main is full)'],
-    ['000102.SZ', 'tier_reject', 'reject: reject tier #32, score 40.0, below the observe threshold'],
+    [
+      '600006.SH',
+      'theme_cap',
+      'reject: main tier #6, score 92.0 (heat 32.2/35, upside 18.4/20, momentum 13.8/15), theme Hot already has 5 in main (theme_cap 5)',
+    ],
+    [
+      '600030.SH',
+      'beyond_top',
+      'reject: main tier #30, score 80.0 (heat 28.0/35, upside 16.0/20, momentum 12.0/15), beyond top 20 (main is full)',
+    ],
+    [
+      '000102.SZ',
+      'tier_reject',
+      "reject: reject tier #32, score 40.0 (held back by heat 14.0/35, upside 8.0/20, momentum 6.0/15); score 40.0 below the day's observe cut 55.0 (top 15% of 36 eligible, floor 38)",
+    ],
     ['000103.SZ', 'suspended', 'reject: suspended on the data date (main tier #33, score 90.0)'],
     ['000104.SZ', 'st', 'reject: ST name, dropped at screening (main tier #34, score 90.0)'],
     ['000105.SZ', 'new_listing', 'reject: listed 12 trading days ago, fewer than 60 (main tier #35, score 90.0)'],
@@ -115,6 +149,10 @@ describe('verdictFor', () => {
       track: null,
       graph_evidence: null,
       card_rank: null,
+      components: null,
+      flags: [],
+      valuation_method: null,
+      tier_rule: null,
     })
     expect(verdictFor('600999', '600999.SH', ctx).name).toBeNull()
   })
@@ -132,6 +170,10 @@ describe('verdictFor', () => {
       transmission: row.transmission,
       track: row.track,
       graph_evidence: row.graph_evidence,
+      components: row.components,
+      flags: row.flags,
+      valuation_method: row.valuation_method,
+      tier_rule: row.tier_rule,
     })
   })
 
@@ -144,5 +186,27 @@ describe('verdictFor', () => {
     const c = context([...rows, bad])
     expect(() => verdictFor('600777', '600777.SH', c)).toThrow(TierDataError)
     expect(() => verdictFor('600777', '600777.SH', c)).toThrow(message)
+  })
+})
+
+describe('verdictText: an observe row whose logic is broken says why it is there', () => {
+  it('names the cause of a broken or weakening state, not of a confirmed one', () => {
+    const row = { ...tierRow({ code: '600001.SH', rank: 40, score: 52, tier: 'observe' }), logic_state: 'broken' }
+    const broken = verdictText({
+      decision: 'observe',
+      reason: null,
+      card_rank: 3,
+      row: { ...row, logic_rule: 'broken: score percentile EMA 25 below 30 after 5 days forming' },
+      logicDays: 2,
+    })
+    expect(broken).toContain('logic broken 2d (score percentile EMA 25 below 30 after 5 days forming)')
+    const confirmed = verdictText({
+      decision: 'observe',
+      reason: null,
+      card_rank: 3,
+      row: { ...row, logic_state: 'confirmed', logic_rule: 'confirmed: score percentile EMA 85 >= 80 for 2 days' },
+      logicDays: 2,
+    })
+    expect(confirmed).toContain('logic confirmed 2d · ')
   })
 })

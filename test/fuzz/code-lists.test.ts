@@ -34,7 +34,11 @@ const VERDICT_KEYS = [
   'transmission',
   'upside',
   'verdict_text',
-]
+  'components',
+  'flags',
+  'valuation_method',
+  'tier_rule',
+].sort()
 
 type Kind = 'market' | 'absent' | 'bad' | 'any' | 'empty'
 interface Item {

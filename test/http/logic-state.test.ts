@@ -11,7 +11,16 @@ import { captureLog } from '../support/log-capture.js'
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
 import { countingStore, DEAD_DATABASE_URL } from './lookup-support.js'
 
-const STATE_KEYS = ['logic_state', 'score', 'score_ema', 'state_since', 'days_in_state', 'state_rule'] as const
+const STATE_KEYS = [
+  'logic_state',
+  'score',
+  'score_ema',
+  'score_pct',
+  'pct_ema',
+  'state_since',
+  'days_in_state',
+  'state_rule',
+] as const
 const VALUATION_KEYS = ['valuation', 'valuation_text']
 const REVIEW_KEYS = ['company_review', 'company_review_text']
 const BASE_KEYS = [
@@ -191,7 +200,13 @@ describe('GET /logic_state on the demo market', () => {
     } finally {
       await t.db
         .insertInto('tier_scores')
-        .values(stored.map((r) => ({ ...r, graph_evidence: JSON.stringify(r.graph_evidence) })))
+        .values(
+          stored.map((r) => ({
+            ...r,
+            graph_evidence: JSON.stringify(r.graph_evidence),
+            flags: JSON.stringify(r.flags),
+          })),
+        )
         .execute()
       built.services.logicStates.clear()
     }

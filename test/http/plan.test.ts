@@ -134,7 +134,7 @@ describe('GET /plan and POST /plan/refresh on the demo market', () => {
       date: latest,
       regime: expect.any(String),
       generated_at: expect.any(String),
-      plan_version: '1',
+      plan_version: '2',
       top: 7,
       obs_top: 10,
       theme_cap: 5,

@@ -15,7 +15,20 @@ interface PlanRow {
   card_rank: number
 }
 
-const DETAIL_KEYS = ['score', 'rank', 'tier', 'upside', 'heat', 'transmission', 'track', 'graph_evidence'] as const
+const DETAIL_KEYS = [
+  'score',
+  'rank',
+  'tier',
+  'upside',
+  'heat',
+  'transmission',
+  'track',
+  'graph_evidence',
+  'components',
+  'flags',
+  'valuation_method',
+  'tier_rule',
+] as const
 const ENTRY_KEYS = ['input', 'code', 'name', 'decision', 'reason', 'verdict_text', ...DETAIL_KEYS, 'card_rank'].sort()
 
 /** The same code in the three accepted forms. */
@@ -152,7 +165,15 @@ describe('GET /plan/verdict on the demo market', () => {
       const decision = i < main.length ? 'main' : 'observe'
       expect(v).toMatchObject({ decision, reason: null, card_rank: row.card_rank, verdict_text: row.verdict_text })
       const stored = byCode.get(row.code)!
-      for (const key of DETAIL_KEYS) expect(v[key], key).toEqual(stored[key])
+      for (const key of DETAIL_KEYS.filter((k) => k !== 'components')) expect(v[key], key).toEqual(stored[key])
+      expect(v.components).toEqual({
+        momentum: stored.pts_momentum,
+        trend: stored.pts_trend,
+        heat: stored.pts_heat,
+        upside: stored.pts_upside,
+        liquidity: stored.pts_liquidity,
+        quality: stored.pts_quality,
+      })
       expect(v.name).toBe(stored.name)
     }
   })
@@ -221,6 +242,10 @@ describe('GET /plan/verdict on the demo market', () => {
       track: null,
       graph_evidence: null,
       card_rank: null,
+      components: null,
+      flags: [],
+      valuation_method: null,
+      tier_rule: null,
     })
     if (!securities.includes('600000.SH'))
       expect(absent.verdicts[1]).toMatchObject({ code: '600000.SH', name: null, decision: 'absent' })

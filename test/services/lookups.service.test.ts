@@ -108,6 +108,8 @@ describe('logic state service failures', () => {
     logic_state: 'confirmed',
     score: 80,
     score_ema: 78.123,
+    score_pct: 91.5,
+    pct_ema: 88.25,
     state_since: '2026-11-10',
     state_rule: 'enter',
     days_in_state: 9,
@@ -174,6 +176,8 @@ describe('logic state service failures', () => {
       logic_state: 'confirmed',
       score: 80,
       score_ema: 78.12,
+      score_pct: 91.5,
+      pct_ema: 88.25,
       state_since: '2026-11-10',
       days_in_state: 9,
       state_rule: 'enter',
@@ -232,15 +236,17 @@ describe('logic state service failures', () => {
     )
     const list = await s.lookup({ codes: ['600001', '600002'] })
     expect(asked).toEqual([[['600002.SH'], '2026-11-18']])
-    // confirmed at EMA 78.1, then two absent days: the EMA decays to 52.1 (exit) and 34.7 (break)
+    // confirmed at percentile EMA 88.25, then two absent days: a gap is not a reset, the percentile EMA holds
+    // (the raw score EMA decays 78.1 -> 34.7) and the state stays, two days longer
     expect(list.states[1]).toMatchObject({
       source: 'computed',
-      logic_state: 'broken',
-      state_rule: 'break',
-      state_since: DATE,
-      days_in_state: 1,
+      logic_state: 'confirmed',
+      state_rule: 'enter',
+      state_since: '2026-11-10',
+      days_in_state: 11,
       score: null,
       score_ema: 34.72,
+      pct_ema: 88.25,
     })
     expect(list.states[1]).not.toHaveProperty('absent_days')
     // no stored state for a code: replay from the beginning

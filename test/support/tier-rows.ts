@@ -1,4 +1,12 @@
-import type { TierRow } from '../../src/domain/plan-types.js'
+import type { ScoreComponents, TierRow } from '../../src/domain/plan-types.js'
+import { roundTo } from '../../src/domain/stats.js'
+
+/** Components that sum to `score` (the build's invariant), split in the build's proportions. */
+export function componentsFor(score: number): ScoreComponents {
+  const part = (share: number) => roundTo(score * share, 2)
+  const c = { momentum: part(0.15), trend: part(0.1), heat: part(0.35), upside: part(0.2), liquidity: part(0.1) }
+  return { ...c, quality: roundTo(score - c.momentum - c.trend - c.heat - c.upside - c.liquidity, 2) }
+}
 
 /** A tier row with healthy screening facts; override what the test is about. */
 export function tierRow(overrides: Partial<TierRow> & Pick<TierRow, 'code' | 'rank'>): TierRow {
@@ -20,6 +28,12 @@ export function tierRow(overrides: Partial<TierRow> & Pick<TierRow, 'code' | 'ra
     listed_days: 500,
     amount_ma20: 2e8,
     invalidated: false,
+    components: componentsFor(score),
+    score_pct: null,
+    tier_rule: 'set by the test',
+    flags: [],
+    valuation_method: 'pe_band',
+    invalidation: null,
     ...overrides,
   }
 }
