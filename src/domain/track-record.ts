@@ -15,7 +15,14 @@ import { averageRanks, maxDrawdown, pearson, type SeriesSummary, spearman, summa
  * The score components stored in `tier_scores` that get their own IC. One list: the storage layer selects these
  * columns and the tear sheet prints them in this order.
  */
-export const SCORE_COMPONENTS = ['upside', 'heat', 'transmission'] as const
+export const SCORE_COMPONENTS = [
+  'pts_momentum',
+  'pts_trend',
+  'pts_heat',
+  'pts_upside',
+  'pts_liquidity',
+  'pts_quality',
+] as const
 export type ScoreComponent = (typeof SCORE_COMPONENTS)[number]
 
 export interface CostModel {

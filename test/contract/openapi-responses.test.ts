@@ -124,6 +124,12 @@ describe('every response of the request set matches the served OpenAPI document'
       },
       { target: 'demo', method: 'POST', url: '/plan/refresh', body: ['application/xml', '<a/>'], status: 415 },
     ]
+    set.push(
+      { target: 'demo', method: 'GET', url: '/plan/track_record', status: 200 },
+      { target: 'demo', method: 'GET', url: '/plan/track_record?horizon=1&benchmark=000300.SH', status: 200 },
+      { target: 'demo', method: 'GET', url: '/plan/track_record?horizon=3', status: 422 },
+      { target: 'down', method: 'GET', url: '/plan/track_record', status: 503 },
+    )
     for (const p of lookups) {
       set.push(
         { target: 'demo', method: 'GET', url: `${p}?codes=600000,SZ000001,000002.SZ,bogus,600000`, status: 200 },
@@ -142,6 +148,7 @@ describe('every response of the request set matches the served OpenAPI document'
       ['POST', '/plan/refresh'],
       ['GET', '/plan/verdict'],
       ['GET', '/logic_state'],
+      ['GET', '/plan/track_record'],
     ] as const) {
       set.push({ target: 'demo', method, url, raw: 'malformed', status: 400 })
       set.push({ target: 'demo', method, url, raw: 'oversized', status: 431 })

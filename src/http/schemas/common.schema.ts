@@ -69,3 +69,38 @@ export const json = (schema: TSchema, description: string) => ({
   content: { 'application/json': { schema } },
 })
 export const errorResponse = (description: string) => json(Ref('Error'), description)
+
+/** Fields of PLAN_VERSION 2 rows (plan rows and verdicts); absent from rows of older plans. */
+export const ScoreDetailFields = {
+  components: Type.Optional(
+    Nullable(
+      Type.Object(
+        {
+          momentum: Type.Number(),
+          trend: Type.Number(),
+          heat: Type.Number({ description: 'heat x transmission' }),
+          upside: Type.Number(),
+          liquidity: Type.Number(),
+          quality: Type.Number(),
+        },
+        { description: 'points each part of the score contributed; they sum to the score; null for an absent code' },
+      ),
+    ),
+  ),
+  flags: Type.Optional(
+    Type.Array(
+      Type.Union([
+        Type.Literal('limit_up_close'),
+        Type.Literal('one_word_board'),
+        Type.Literal('st'),
+        Type.Literal('new_listing'),
+      ]),
+      { description: 'why the row may not be tradable at the open' },
+    ),
+  ),
+  score_pct: Type.Optional(Nullable(Type.Number({ description: "percentile 0..100 of the score in the day's table" }))),
+  tier_rule: Type.Optional(Nullable(Type.String({ description: 'why the row has its tier, in words' }))),
+  valuation_method: Type.Optional(Nullable(Type.String({ description: 'pe_band, pb_roe, or null' }))),
+  invalidation: Type.Optional(Nullable(Type.String({ description: 'the hard invalidation that fired, in words' }))),
+  logic_rule: Type.Optional(Nullable(Type.String({ description: 'the rule that set the logic state, in words' }))),
+}

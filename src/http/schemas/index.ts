@@ -16,6 +16,7 @@ import {
   PlanSchema,
   RegimeSchema,
 } from './plan.schema.js'
+import { TrackRecordSchema } from './track-record.schema.js'
 import { VerdictEntrySchema, VerdictErrorSchema, VerdictListSchema } from './verdict.schema.js'
 
 /**
@@ -40,4 +41,5 @@ export const componentSchemas: readonly TSchema[] = [
   CompanyReviewSchema,
   LogicStateEntrySchema,
   LogicStateListSchema,
+  TrackRecordSchema,
 ]

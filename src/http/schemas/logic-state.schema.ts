@@ -72,6 +72,12 @@ export const LogicStateEntrySchema = Type.Object(
     logic_state: Nullable(LogicStateName),
     score: Nullable(Type.Number({ description: "the day's tier score; null when absent that day" })),
     score_ema: Nullable(Type.Number()),
+    score_pct: Type.Optional(
+      Nullable(Type.Number({ description: "percentile 0..100 of the score in the day's tier table (PLAN_VERSION 2)" })),
+    ),
+    pct_ema: Type.Optional(
+      Nullable(Type.Number({ description: 'EMA of the score percentile; the state bands are set on it' })),
+    ),
     state_since: Nullable(ResponseDate()),
     days_in_state: Nullable(Type.Integer()),
     state_rule: Nullable(Type.String({ description: 'the rule that produced the state' })),

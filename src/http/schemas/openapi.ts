@@ -21,6 +21,7 @@ export function openapiOptions(version: string): SwaggerOptions {
         { name: 'plan', description: 'The daily plan, its dates and its file' },
         { name: 'lookup', description: 'Read-only per-code lookups' },
         { name: 'service', description: 'Liveness' },
+        { name: 'track record', description: 'Forward returns of the published plans' },
       ],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },

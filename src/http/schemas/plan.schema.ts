@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { Nullable, Ref, ResponseDate } from './common.schema.js'
+import { Nullable, Ref, ResponseDate, ScoreDetailFields } from './common.schema.js'
 import { EXAMPLES } from './examples.js'
 
 const Decision = Type.Union([Type.Literal('main'), Type.Literal('observe')])
@@ -51,6 +51,7 @@ export const PlanRowSchema = Type.Object(
     decision: Decision,
     card_rank: Type.Integer({ minimum: 1, description: 'position on the verdict cards' }),
     verdict_text: Type.String({ description: 'one line; `stockplan reconcile` prints the same' }),
+    ...ScoreDetailFields,
   },
   { $id: 'PlanRow', description: 'A row of `main` or `observe`', examples: [EXAMPLES.plan.main[0]] },
 )

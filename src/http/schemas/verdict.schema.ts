@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { Nullable, Ref, ResponseDate } from './common.schema.js'
+import { Nullable, Ref, ResponseDate, ScoreDetailFields } from './common.schema.js'
 import { EXAMPLES } from './examples.js'
 
 /** A verdict; new per-code fields (score components, flags) are one more property here. */
@@ -30,6 +30,7 @@ export const VerdictEntrySchema = Type.Object(
     track: Nullable(Type.String()),
     graph_evidence: Nullable(Type.Array(Ref('EvidenceEdge'))),
     card_rank: Nullable(Type.Integer()),
+    ...ScoreDetailFields,
   },
   {
     $id: 'VerdictEntry',
