@@ -115,7 +115,9 @@ export function createMarketDataRepository(db: Db) {
       const result = await sql<{ code: string } & BarSeries>`
         select code,
           array_agg(trade_date::text order by trade_date) as dates,
-          array_agg(close * adj_factor / last_factor order by trade_date) as close,
+          -- a day with the last day's factor keeps its close exactly (no x f / f rounding)
+          array_agg(case when adj_factor = last_factor then close else close * adj_factor / last_factor end
+            order by trade_date) as close,
           array_agg(1::double precision order by trade_date) as "adjFactor",
           array_agg(amount order by trade_date) as amount,
           array_agg(is_suspended order by trade_date) as suspended,

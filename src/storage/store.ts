@@ -27,7 +27,9 @@ export async function openStore(
   log: Logger,
   options: StoreOptions = {},
 ): Promise<Store> {
-  log.info(
+  // the server announces it (start-up deadlines are timed from it); a one-shot command keeps its output to its steps
+  const announce = options.supervise ? log.info.bind(log) : log.debug.bind(log)
+  announce(
     config.databaseUrl !== undefined ? { database: describeUrl(config.databaseUrl) } : { pgDataDir: config.pgDataDir },
     'opening the store',
   )
