@@ -1,23 +1,10 @@
-/**
- * Import throughput: writes N synthetic native bar rows (default 1,250,000 = 5000 stocks x 250 days) to a temp
- * dir and imports them twice into a fresh database: a first load (all inserts) and a re-import (all rows
- * unchanged). Prints rows, seconds and rows/s. Not a test: it asserts nothing.
- *
- *   npx tsx bench/import.bench.ts [--rows N] [--compare-insert]
- *
- * BENCH_DATABASE_URL names a PostgreSQL server: a database `stockplan_bench_<random>` is created there and
- * dropped afterwards. Without it an embedded PostgreSQL is started in a temp dir.
- * `--compare-insert` also loads the same rows with batched multi-row INSERT ... ON CONFLICT statements
- * (parsed by the same reader and row parser) to compare with COPY.
- */
-import { randomBytes } from 'node:crypto'
 import { createReadStream, createWriteStream } from 'node:fs'
-import { chmod, mkdtemp, rm, stat } from 'node:fs/promises'
+import { mkdtemp, rm, stat } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { StringDecoder } from 'node:string_decoder'
 import { parseArgs } from 'node:util'
-import pg from 'pg'
+import type pg from 'pg'
 import pino from 'pino'
 import { CsvReader } from '../src/jobs/import/csv-reader.js'
 import { importDirectory } from '../src/jobs/import/import-job.js'
@@ -25,8 +12,8 @@ import { planRows } from '../src/jobs/import/row-parser.js'
 import { silentProgress } from '../src/jobs/progress.js'
 import { FILE_SPECS } from '../src/storage/csv-formats.js'
 import { createDb } from '../src/storage/db.js'
-import { type RunningPostgres, startEmbeddedPostgres } from '../src/storage/embedded-postgres.js'
 import { migrateToLatest } from '../src/storage/migrate.js'
+import { openScratchDatabase } from './support.js'
 
 const DAYS = 250
 const PREFIXES = ['600', '601', '603', '605', '000', '001', '002', '003', '300', '301', '688']
@@ -80,43 +67,6 @@ async function writeBars(file: string, rows: number, start: number): Promise<num
   await write(buffer)
   await new Promise<void>((resolve) => out.end(resolve))
   return written
-}
-
-interface Database {
-  readonly url: string
-  close(): Promise<void>
-}
-
-async function openDatabase(log: pino.Logger): Promise<Database> {
-  const server = process.env.BENCH_DATABASE_URL
-  if (server) {
-    const name = `stockplan_bench_${randomBytes(4).toString('hex')}`
-    const admin = new pg.Client({ connectionString: server })
-    await admin.connect()
-    await admin.query(`create database ${name}`)
-    await admin.end()
-    const url = new URL(server)
-    url.pathname = `/${name}`
-    return {
-      url: url.toString(),
-      async close() {
-        const client = new pg.Client({ connectionString: server })
-        await client.connect()
-        await client.query(`drop database if exists ${name} with (force)`)
-        await client.end()
-      },
-    }
-  }
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'stockplan-bench-pg-'))
-  await chmod(dir, 0o755)
-  const running: RunningPostgres = await startEmbeddedPostgres(path.join(dir, 'pg'), log)
-  return {
-    url: running.url,
-    async close() {
-      await running.stop()
-      await rm(dir, { recursive: true, force: true })
-    },
-  }
 }
 
 /**
@@ -221,7 +171,7 @@ async function main(): Promise<void> {
   const log = pino({ level: 'info' }, { write: (line: string) => events.push(JSON.parse(line)) })
 
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'stockplan-bench-import-'))
-  const database = await openDatabase(log)
+  const database = await openScratchDatabase(log)
   const { db, pool } = createDb(database.url, log)
   try {
     const started = performance.now()

@@ -1,26 +1,12 @@
-/**
- * Daily increment: one new trading day for the whole market as a tushare bundle (stock_basic, trade_cal,
- * daily, adj_factor, daily_basic, index_daily, stock_st, suspend_d, stk_limit), imported on top of a stored
- * history. Baseline measured in the same run: the same day's bars as one native bars.csv (COPY + upsert, no
- * merge). Prints seconds per round, the median and the ratio. Not a test: it asserts nothing.
- *
- *   npx tsx bench/increment.bench.ts [--codes 5400] [--history 250] [--rounds 5]
- *
- * BENCH_DATABASE_URL names a PostgreSQL server (a database `stockplan_bench_<random>` is created and dropped);
- * without it an embedded PostgreSQL is started in a temp dir.
- */
-import { randomBytes } from 'node:crypto'
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import pg from 'pg'
 import pino from 'pino'
 import { importDirectory } from '../src/jobs/import/import-job.js'
 import { silentProgress } from '../src/jobs/progress.js'
 import { createDb } from '../src/storage/db.js'
-import { startEmbeddedPostgres } from '../src/storage/embedded-postgres.js'
 import { migrateToLatest } from '../src/storage/migrate.js'
-import { flag, median } from './support.js'
+import { flag, median, openScratchDatabase } from './support.js'
 
 const codesWanted = flag('codes', 5400)
 const historyDays = flag('history', 250)
@@ -140,42 +126,10 @@ async function writeDay(tushareDir: string, nativeDir: string, all: string[], da
   await writeFile(path.join(nativeDir, 'bars.csv'), `${native.join('\n')}\n`)
 }
 
-async function openServer(log: pino.Logger): Promise<{ url: string; close(): Promise<void> }> {
-  const server = process.env.BENCH_DATABASE_URL
-  if (server) {
-    const name = `stockplan_bench_${randomBytes(4).toString('hex')}`
-    const admin = new pg.Client({ connectionString: server })
-    await admin.connect()
-    await admin.query(`create database ${name}`)
-    await admin.end()
-    const url = new URL(server)
-    url.pathname = `/${name}`
-    return {
-      url: url.toString(),
-      async close() {
-        const client = new pg.Client({ connectionString: server })
-        await client.connect()
-        await client.query(`drop database if exists ${name} with (force)`)
-        await client.end()
-      },
-    }
-  }
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'stockplan-bench-pg-'))
-  await chmod(dir, 0o755)
-  const running = await startEmbeddedPostgres(path.join(dir, 'pg'), log)
-  return {
-    url: running.url,
-    async close() {
-      await running.stop()
-      await rm(dir, { recursive: true, force: true })
-    },
-  }
-}
-
 async function main(): Promise<void> {
   const log = pino({ level: process.env.BENCH_LOG_LEVEL ?? 'warn' })
   const work = await mkdtemp(path.join(os.tmpdir(), 'stockplan-increment-'))
-  const server = await openServer(log)
+  const server = await openScratchDatabase(log)
   const handle = createDb(server.url, log)
   try {
     await migrateToLatest(handle.db)

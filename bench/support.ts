@@ -1,14 +1,19 @@
 import { type ChildProcess, execFile, fork } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { openSync } from 'node:fs'
-import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import os from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
+import pg from 'pg'
+import type { Logger } from 'pino'
 import { createServices, type Services } from '../src/compose.js'
 import { type Config, loadConfig } from '../src/config.js'
 import { generateDemoMarket } from '../src/jobs/demo/generate.js'
 import { importDirectory } from '../src/jobs/import/import-job.js'
 import { silentProgress } from '../src/jobs/progress.js'
 import { createLogger } from '../src/logger.js'
+import { type RunningPostgres, startEmbeddedPostgres } from '../src/storage/embedded-postgres.js'
 import { openStore, type Store } from '../src/storage/store.js'
 
 const run = promisify(execFile)
@@ -175,4 +180,42 @@ export function startService(
     stdout: options.stdout,
     execArgv: options.execArgv,
   })
+}
+
+export interface ScratchDatabase {
+  readonly url: string
+  close(): Promise<void>
+}
+
+/** A database of its own for one bench run: on BENCH_DATABASE_URL's server, else an embedded one in a temp dir. */
+export async function openScratchDatabase(log: Logger): Promise<ScratchDatabase> {
+  const server = process.env.BENCH_DATABASE_URL
+  if (server) {
+    const name = `stockplan_bench_${randomBytes(4).toString('hex')}`
+    const admin = new pg.Client({ connectionString: server })
+    await admin.connect()
+    await admin.query(`create database ${name}`)
+    await admin.end()
+    const url = new URL(server)
+    url.pathname = `/${name}`
+    return {
+      url: url.toString(),
+      async close() {
+        const client = new pg.Client({ connectionString: server })
+        await client.connect()
+        await client.query(`drop database if exists ${name} with (force)`)
+        await client.end()
+      },
+    }
+  }
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'stockplan-bench-pg-'))
+  await chmod(dir, 0o755)
+  const running: RunningPostgres = await startEmbeddedPostgres(path.join(dir, 'pg'), log)
+  return {
+    url: running.url,
+    async close() {
+      await running.stop()
+      await rm(dir, { recursive: true, force: true })
+    },
+  }
 }
