@@ -16,6 +16,7 @@
  */
 import type pg from 'pg'
 import type { TushareStage } from './csv-formats.js'
+import { ImportError } from './import-error.js'
 
 /** What the merge needs to know of one staged file: its table and which columns the header held. */
 export interface StagedFile {
@@ -30,20 +31,6 @@ export interface MergeCounts {
   readonly updated: number
   /** Staged rows left out on purpose (fina_indicator rows superseded within one announcement). */
   readonly skipped?: number
-}
-
-/** A staged row the store cannot take; `line` is its line in `file`. */
-export class BundleRowError extends Error {
-  override name = 'BundleRowError'
-  readonly file: string
-  readonly line: number
-  readonly reason: string
-  constructor(file: string, line: number, reason: string) {
-    super(`${file}:${line}: ${reason}`)
-    this.file = file
-    this.line = line
-    this.reason = reason
-  }
 }
 
 const ident = (name: string): string => `"${name.replaceAll('"', '""')}"`
@@ -80,7 +67,7 @@ async function refuseRepeats(client: pg.PoolClient, file: string, staged: Staged
      where n = 2 order by line limit 1`,
   )
   const row = rows[0]
-  if (row) throw new BundleRowError(file, row.line, `repeats (${keys.join(', ')}) = (${row.k}) of line ${row.first}`)
+  if (row) throw new ImportError(file, row.line, `repeats (${keys.join(', ')}) = (${row.k}) of line ${row.first}`)
 }
 
 export async function mergeTradeCalendar(client: pg.PoolClient, s: StagedFile): Promise<MergeCounts> {
@@ -161,7 +148,7 @@ export async function mergeDaily(client: pg.PoolClient, staged: Staged): Promise
   const row = missing.rows[0]
   if (row) {
     const why = adj ? 'adj_factor.csv has no row for it' : 'the bundle has no adj_factor.csv'
-    throw new BundleRowError(
+    throw new ImportError(
       'daily.csv',
       row.line,
       `bar of ${row.code} on ${row.d} has no adjustment factor (${why}); add tushare adj_factor for the same days`,

@@ -12,7 +12,8 @@ import type pg from 'pg'
 import type { Logger } from '../../logger.js'
 import { FILE_SPECS, type FileSpec, type ImportFormat, type TushareStage } from '../../storage/csv-formats.js'
 import type { Db } from '../../storage/db.js'
-import { BundleRowError, mergeTushareBundle, type StagedFile } from '../../storage/tushare-merge.js'
+import { ImportError } from '../../storage/import-error.js'
+import { mergeTushareBundle, type StagedFile } from '../../storage/tushare-merge.js'
 import { throwIfAborted } from '../job.js'
 import type { Progress } from '../progress.js'
 import {
@@ -60,19 +61,7 @@ export interface ImportDeps {
   readonly progress: Progress
 }
 
-/** A bad input: the message is exactly `<file>:<line>: <reason>`, line 1 being the header. */
-export class ImportError extends Error {
-  override name = 'ImportError'
-  readonly file: string
-  readonly line: number
-  readonly reason: string
-  constructor(file: string, line: number, reason: string) {
-    super(`${file}:${line}: ${reason}`)
-    this.file = file
-    this.line = line
-    this.reason = reason
-  }
-}
+export { ImportError }
 
 const TUSHARE_STAGES: ReadonlySet<string> = new Set<TushareStage>([
   'trade_cal',
@@ -195,12 +184,7 @@ async function importBundle(
     }
     deps.progress.start('merging the bundle', 1)
     const mergeMs: Record<string, number> = {}
-    const merged = await cancelOnAbort(() =>
-      mergeTushareBundle(client, staged, mergeMs).catch((err: unknown) => {
-        if (err instanceof BundleRowError) throw new ImportError(err.file, err.line, err.reason)
-        throw err
-      }),
-    )
+    const merged = await cancelOnAbort(() => mergeTushareBundle(client, staged, mergeMs))
     deps.progress.done('bundle merged')
     deps.log.info({ merge_ms: mergeMs }, 'tushare bundle merged')
     for (const [stage, { rows, stagingMs }] of stagedRows) {
