@@ -10,6 +10,7 @@ import { planRows } from '../../src/jobs/import/row-parser.js'
 import { type Progress, silentProgress } from '../../src/jobs/progress.js'
 import { createLogger } from '../../src/logger.js'
 import { FILE_SPECS, type FileSpec, type ImportFormat } from '../../src/storage/csv-formats.js'
+import { failure, rows } from '../support/queries.js'
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
 
 const DATA = fileURLToPath(new URL('../data/import/', import.meta.url))
@@ -46,19 +47,6 @@ async function snapshot(t: TestDatabase): Promise<Record<string, unknown[]>> {
     out[table] = (await sql.raw(`select * from ${table} order by ${order}`).execute(t.db)).rows
   }
   return out
-}
-
-async function rows(t: TestDatabase, query: string): Promise<Record<string, unknown>[]> {
-  return (await sql.raw(query).execute(t.db)).rows as Record<string, unknown>[]
-}
-
-async function failure(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise
-  } catch (err) {
-    return err as Error
-  }
-  throw new Error('expected the import to fail')
 }
 
 const temps: string[] = []

@@ -2,13 +2,13 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createServices, type Services } from '../../src/compose.js'
 import { type ImportArgs, type ImportResult, importDirectory } from '../../src/jobs/import/import-job.js'
 import { silentProgress } from '../../src/jobs/progress.js'
 import { createLogger } from '../../src/logger.js'
 import { testConfig } from '../support/config.js'
+import { failure, rows } from '../support/queries.js'
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
 
 const DATA = fileURLToPath(new URL('../data/tushare/', import.meta.url))
@@ -22,19 +22,6 @@ function runImport(t: TestDatabase, dir: string, options: Partial<ImportArgs> = 
     { dir, format: 'tushare', ...options },
     signal,
   )
-}
-
-async function rows(t: TestDatabase, query: string): Promise<Record<string, unknown>[]> {
-  return (await sql.raw(query).execute(t.db)).rows as Record<string, unknown>[]
-}
-
-async function failure(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise
-  } catch (err) {
-    return err as Error
-  }
-  throw new Error('expected a failure')
 }
 
 const temps: string[] = []
