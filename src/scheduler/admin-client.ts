@@ -1,3 +1,4 @@
+import { errorText } from '../errors.js'
 import { TOKEN_HEADER_OUT } from './protocol.js'
 
 /** Executor -> admin calls (`api/callback`, `api/registry`, `api/registryRemove`). */
@@ -21,15 +22,6 @@ export interface AdminClientOptions {
 /** `http://admin:8080/xxl-job-admin` or with a trailing `/` -> `http://admin:8080/xxl-job-admin/api/callback`. */
 export function adminUrl(address: string, name: string): string {
   return `${address.replace(/\/+$/, '')}/api/${name}`
-}
-
-function failureText(err: unknown): string {
-  if (!(err instanceof Error)) return String(err)
-  if (err.name === 'TimeoutError') return 'timed out'
-  const cause = (err as { cause?: unknown }).cause
-  const causeText =
-    cause instanceof Error ? (((cause as { code?: unknown }).code as string | undefined) ?? cause.message) : undefined
-  return causeText ? `${err.message} (${causeText})` : err.message
 }
 
 export function createAdminClient(options: AdminClientOptions): AdminClient {
@@ -63,7 +55,7 @@ export function createAdminClient(options: AdminClientOptions): AdminClient {
           const msg = typeof reply?.msg === 'string' ? ` ${reply.msg.slice(0, 200)}` : ''
           errors.push(`${address}: code ${String(reply?.code ?? 'missing')}${msg}`)
         } catch (err) {
-          errors.push(`${address}: ${failureText(err)}`)
+          errors.push(`${address}: ${errorText(err, { withCause: true })}`)
         }
       }
       return { ok: false, error: errors.length > 0 ? errors.join('; ') : 'no admin address configured' }

@@ -16,7 +16,7 @@ import {
 } from '../domain/logic-replay.js'
 import { type FactsInput, stockFacts } from '../domain/stock-facts.js'
 import { formatValuation, type Valuation } from '../domain/valuation.js'
-import { AppError } from '../errors.js'
+import { DomainError, errorText } from '../errors.js'
 import type { Logger } from '../logger.js'
 import type { LookupRepository, PeFacts } from '../storage/lookup.repository.js'
 import type { FinancialRow, ForecastRow, MarketDataRepository } from '../storage/market-data.repository.js'
@@ -24,7 +24,7 @@ import { toLogicMemory } from '../storage/plan-input.repository.js'
 import type { StockDailyRow } from '../storage/schema.js'
 import { DayCache } from './cache/day-cache.js'
 import type { LatestDate } from './latest-date.js'
-import { checkCodeList, failureText, lookupDate } from './lookup-request.js'
+import { checkCodeList, lookupDate } from './lookup-request.js'
 import { mapInSlices } from './slices.js'
 
 export interface LogicStateEntry extends LogicStateFields {
@@ -182,7 +182,7 @@ export function createLogicStateService(deps: LogicStateServiceDeps) {
     const failedRead = reads.find((r): r is PromiseRejectedResult => r.status === 'rejected')
     if (failedRead) {
       deps.log.warn(
-        { date, group: name, err: { message: failureText(failedRead.reason) } },
+        { date, group: name, err: { message: errorText(failedRead.reason) } },
         `${name} left out: reading its data failed`,
       )
       return { ok: false }
@@ -196,7 +196,7 @@ export function createLogicStateService(deps: LogicStateServiceDeps) {
       } catch (err) {
         failed = true
         deps.log.warn(
-          { date, group: name, code, err: { message: failureText(err) } },
+          { date, group: name, code, err: { message: errorText(err) } },
           `${name} left out: computing it failed`,
         )
       }
@@ -229,7 +229,7 @@ export function createLogicStateService(deps: LogicStateServiceDeps) {
       stateByCode = await states(date, codes)
     } catch (err) {
       await factsRead
-      throw new AppError(500, failureText(err))
+      throw new DomainError('LookupFailed', errorText(err), { cause: err })
     }
     const data = await factsRead
     const valuation = await group(
@@ -299,7 +299,7 @@ export function createLogicStateService(deps: LogicStateServiceDeps) {
           valid.map((v) => v.code),
         )
     } catch (err) {
-      throw err instanceof AppError ? err : new AppError(500, failureText(err))
+      throw err instanceof DomainError ? err : new DomainError('LookupFailed', errorText(err), { cause: err })
     }
     // a group is shown for every entry or for none (some entries may come from a batch that left it out)
     const withValuation = found.every((e) => e.valuation !== undefined)

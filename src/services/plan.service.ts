@@ -1,7 +1,7 @@
 import { renderPlanMarkdown } from '../domain/markdown.js'
 import { cutPlan, DEFAULT_SIZES } from '../domain/plan-assembly.js'
 import type { FullPlan, PlanBody, PlanSizes } from '../domain/plan-types.js'
-import { AppError, errorText } from '../errors.js'
+import { DomainError, errorText } from '../errors.js'
 import type { Logger } from '../logger.js'
 import { type PlanFiles, PlanWriteError } from '../storage/plan-files.js'
 import { SingleFlight } from './cache/single-flight.js'
@@ -93,7 +93,11 @@ export function createPlanService(deps: PlanServiceDeps) {
     try {
       full = await deps.assembler.assembleFull(date)
     } catch (err) {
-      throw new AppError(503, `plan store unavailable and no usable snapshot for ${date}: ${errorText(err)}`)
+      throw new DomainError(
+        'StoreUnavailable',
+        `plan store unavailable and no usable snapshot for ${date}: ${errorText(err)}`,
+        { cause: err },
+      )
     }
     // a date without tier rows assembled nothing: no live assembly to count
     if (full) deps.observe?.liveAssembly((performance.now() - started) / 1000)
@@ -131,8 +135,8 @@ export function createPlanService(deps: PlanServiceDeps) {
       }
       // a date without tier rows is the caller's 404, not a degraded service: no warning then
       if (!full)
-        throw new AppError(
-          404,
+        throw new DomainError(
+          'PlanNotFound',
           `no plan for ${date}: the tier table has no rows for that date (run the day's build first)`,
         )
       if (unusable !== undefined) log.warn({ date, reason: unusable }, 'snapshot unusable, assembling the plan live')
@@ -149,7 +153,10 @@ export function createPlanService(deps: PlanServiceDeps) {
     log?: Pick<Logger, 'warn'>,
   ): Promise<CachedPlan> {
     if (date === '')
-      throw new AppError(404, "no plan: the tier table is empty or unreadable (run the day's build first)")
+      throw new DomainError(
+        'PlanNotFound',
+        "no plan: the tier table is empty or unreadable (run the day's build first)",
+      )
     const { full, source } = await loadFull(date, fresh, log)
     deps.observe?.source(source)
     const body = cutPlan(full, sizes)
@@ -225,7 +232,7 @@ export function createPlanService(deps: PlanServiceDeps) {
       } catch (err) {
         if (err instanceof PlanWriteError) {
           deps.log.error({ date: resolved, code: err.code, err: { message: err.message } }, 'plan file not written')
-          throw new AppError(503, err.message)
+          throw new DomainError('PlanFileNotWritten', err.message, { cause: err })
         }
         throw err
       }

@@ -1,5 +1,6 @@
 import { HORIZONS } from '../domain/outcomes.js'
 import { type CostModel, evaluateTrackRecord, SCORE_COMPONENTS, type TrackRecord } from '../domain/track-record.js'
+import { DomainError } from '../errors.js'
 import type { TrackRecordRepository } from '../storage/track-record.repository.js'
 
 export interface TrackRecordQuery {
@@ -14,8 +15,11 @@ export interface TrackRecordReport extends TrackRecord {
 }
 
 /** A query the store cannot answer as asked (unknown horizon or benchmark, reversed dates): a 422, not a 500. */
-export class TrackRecordQueryError extends Error {
+export class TrackRecordQueryError extends DomainError {
   override name = 'TrackRecordQueryError'
+  constructor(message: string) {
+    super('QueryInvalid', message)
+  }
 }
 
 export function createTrackRecordService(deps: { repository: TrackRecordRepository; costs?: CostModel }) {

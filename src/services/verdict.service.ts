@@ -8,13 +8,13 @@ import { distinctCodes, parseCodeItems } from '../domain/code-list.js'
 import { DEFAULT_SIZES, selectRows } from '../domain/plan-assembly.js'
 import type { FullPlan, TierRow } from '../domain/plan-types.js'
 import { type VerdictEntry, verdictFor } from '../domain/verdict.js'
-import { AppError, exceptionText, notFound } from '../errors.js'
+import { DomainError, errorText, isDomainError } from '../errors.js'
 import type { Logger } from '../logger.js'
 import type { MarketDataRepository } from '../storage/market-data.repository.js'
 import type { PlanInputRepository } from '../storage/plan-input.repository.js'
 import type { TierRepository } from '../storage/tier.repository.js'
 import type { LatestDate } from './latest-date.js'
-import { checkCodeList, failureText, lookupDate } from './lookup-request.js'
+import { checkCodeList, lookupDate } from './lookup-request.js'
 import type { PlanService } from './plan.service.js'
 import { mapInSlices } from './slices.js'
 
@@ -53,8 +53,13 @@ export interface VerdictRequest {
   readonly date?: string
 }
 
-const noTierRows = (date: string): AppError =>
-  notFound(`no tier scores for ${date}: run the day's build first (\`stockplan build --date ${date}\`)`)
+const noTierRows = (date: string): DomainError =>
+  new DomainError(
+    'PlanNotFound',
+    `no tier scores for ${date}: run the day's build first (\`stockplan build --date ${date}\`)`,
+  )
+
+const lookupFailed = (err: unknown): DomainError => new DomainError('LookupFailed', errorText(err), { cause: err })
 
 /** What a date's verdicts are decided from, apart from names and holdings: written once by its build and plan. */
 interface DayData {
@@ -79,12 +84,12 @@ export function createVerdictService(deps: VerdictServiceDeps) {
     ])
     // the store's own failure text first: the plan service words a store failure as its own 503
     for (const result of [rows, build]) {
-      if (result.status === 'rejected') throw new AppError(500, failureText(result.reason))
+      if (result.status === 'rejected') throw lookupFailed(result.reason)
     }
     if (full.status === 'rejected') {
       const err: unknown = full.reason
-      if (err instanceof AppError && err.statusCode === 404) throw noTierRows(date)
-      throw new AppError(500, failureText(err))
+      if (isDomainError(err, 'PlanNotFound')) throw noTierRows(date)
+      throw lookupFailed(err)
     }
     const ok = <T>(r: PromiseSettledResult<T>): T => (r as PromiseFulfilledResult<T>).value
     return {
@@ -117,7 +122,7 @@ export function createVerdictService(deps: VerdictServiceDeps) {
       ])
       return { names: new Map(securities.map((s) => [s.code, s.name])), held }
     } catch (err) {
-      throw new AppError(500, failureText(err))
+      throw lookupFailed(err)
     }
   }
 
@@ -136,8 +141,8 @@ export function createVerdictService(deps: VerdictServiceDeps) {
         try {
           return verdictFor(item.input, item.code, context)
         } catch (err) {
-          deps.log.warn({ date, code: item.code, err: { message: failureText(err) } }, 'verdict failed for one code')
-          return { input: item.input, code: item.code, error: exceptionText(err) }
+          deps.log.warn({ date, code: item.code, err: { message: errorText(err) } }, 'verdict failed for one code')
+          return { input: item.input, code: item.code, error: errorText(err, { withType: true }) }
         }
       })
       return { date, stale: day.stale, count: verdicts.length, verdicts }

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { buildFullPlan } from '../../src/domain/plan-assembly.js'
-import { AppError } from '../../src/errors.js'
+import { DomainError } from '../../src/errors.js'
 import { createLogicStateService } from '../../src/services/logic-state.service.js'
-import { failureText, lookupDate } from '../../src/services/lookup-request.js'
+import { lookupDate } from '../../src/services/lookup-request.js'
 import { createVerdictService } from '../../src/services/verdict.service.js'
 import type { LookupRepository } from '../../src/storage/lookup.repository.js'
 import type { StockDailyRow } from '../../src/storage/schema.js'
@@ -11,34 +11,26 @@ import { tierRow } from '../support/tier-rows.js'
 
 const DATE = '2026-11-20'
 
-async function rejection(promise: Promise<unknown>): Promise<AppError> {
+async function rejection(promise: Promise<unknown>): Promise<DomainError> {
   try {
     await promise
   } catch (err) {
-    expect(err).toBeInstanceOf(AppError)
-    return err as AppError
+    expect(err).toBeInstanceOf(DomainError)
+    return err as DomainError
   }
   throw new Error('expected a rejection')
 }
 
-describe('failureText and lookupDate', () => {
-  it('uses the message; an AggregateError without one gives its inner messages', () => {
-    expect(failureText(new Error('connect ECONNREFUSED 127.0.0.1:5432'))).toBe('connect ECONNREFUSED 127.0.0.1:5432')
-    const both = new AggregateError(
-      [new Error('connect ECONNREFUSED ::1:5432'), new Error('connect ECONNREFUSED 127.0.0.1:5432')],
-      '',
-    )
-    expect(failureText(both)).toBe('connect ECONNREFUSED ::1:5432; connect ECONNREFUSED 127.0.0.1:5432')
-    expect(failureText('plain')).toBe('plain')
-  })
-
-  it('the given date as is; the latest otherwise; 404 when there is none, 500 when it cannot be read', async () => {
+describe('lookupDate', () => {
+  it('the given date as is; the latest otherwise; TierTableEmpty when there is none, LookupFailed when it cannot be read', async () => {
     const never = { get: () => Promise.reject(new Error('not asked')) }
     expect(await lookupDate(never, DATE)).toBe(DATE)
     expect(await lookupDate({ get: async () => DATE }, undefined)).toBe(DATE)
-    expect(await rejection(lookupDate({ get: async () => undefined }, undefined))).toMatchObject({ statusCode: 404 })
+    expect(await rejection(lookupDate({ get: async () => undefined }, undefined))).toMatchObject({
+      code: 'TierTableEmpty',
+    })
     expect(await rejection(lookupDate({ get: () => Promise.reject(new Error('down')) }, undefined))).toMatchObject({
-      statusCode: 500,
+      code: 'LookupFailed',
       message: 'down',
     })
   })
@@ -71,28 +63,31 @@ describe('verdict service failures', () => {
     expect(await deps().lookup({ codes: ['600001'] })).toMatchObject({ date: DATE, stale: '', count: 1 })
   })
 
-  it("500 with the store's own text even when the plan service words the failure as its 503", async () => {
+  it("LookupFailed with the store's own text even when the plan service words the failure as StoreUnavailable", async () => {
     const service = deps({
       inputs: {
         tierRows: () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432')),
         heldCodes: async () => new Set(),
       },
-      plans: { getFull: () => Promise.reject(new AppError(503, 'plan store unavailable and no usable snapshot')) },
+      plans: {
+        getFull: () =>
+          Promise.reject(new DomainError('StoreUnavailable', 'plan store unavailable and no usable snapshot')),
+      },
     })
     expect(await rejection(service.lookup({ codes: ['600001'], date: DATE }))).toMatchObject({
-      statusCode: 500,
+      code: 'LookupFailed',
       message: 'connect ECONNREFUSED 127.0.0.1:5432',
     })
   })
 
-  it('404 telling to run the build when the plan service has no rows for the date; 500 for any other plan failure', async () => {
-    const none = deps({ plans: { getFull: () => Promise.reject(new AppError(404, 'no plan')) } })
+  it('PlanNotFound telling to run the build when the plan service has no rows for the date; LookupFailed for any other plan failure', async () => {
+    const none = deps({ plans: { getFull: () => Promise.reject(new DomainError('PlanNotFound', 'no plan')) } })
     const err = await rejection(none.lookup({ codes: ['600001'], date: DATE }))
-    expect(err.statusCode).toBe(404)
+    expect(err.code).toBe('PlanNotFound')
     expect(err.message).toMatch(/run the day's build first/)
     const broken = deps({ plans: { getFull: () => Promise.reject(new SyntaxError('bad snapshot')) } })
     expect(await rejection(broken.lookup({ codes: ['600001'], date: DATE }))).toMatchObject({
-      statusCode: 500,
+      code: 'LookupFailed',
       message: 'bad snapshot',
     })
   })
@@ -214,10 +209,10 @@ describe('logic state service failures', () => {
     expect(peReads).toBe(reads + 1)
   })
 
-  it('500 with the failure text when the states cannot be read', async () => {
+  it('LookupFailed with the failure text when the states cannot be read', async () => {
     const { service: s } = service(lookups({ latestStoredStates: () => Promise.reject(new Error('stock_daily gone')) }))
     expect(await rejection(s.lookup({ codes: ['600001'] }))).toMatchObject({
-      statusCode: 500,
+      code: 'LookupFailed',
       message: 'stock_daily gone',
     })
   })

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { AppError } from '../../errors.js'
+import { callerError } from '../error-status.js'
 
 interface ValidationIssue {
   instancePath: string
@@ -75,7 +75,8 @@ export function isStoreUnavailable(err: unknown): boolean {
 /** Every error answers `{detail: string}`; 5xx details never carry stacks or SQL. */
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, req, reply) => {
-    if (err instanceof AppError) return reply.code(err.statusCode).send({ detail: err.message })
+    const known = callerError(err)
+    if (known) return reply.code(known.status).send({ detail: known.detail })
     if (err.validation) return reply.code(422).send({ detail: validationDetail(err) })
     const status = err.statusCode ?? 500
     if (status < 500) return reply.code(status).send({ detail: err.message })

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { unprocessable } from '../../errors.js'
+import { unprocessable } from '../error-status.js'
 
 interface QuerySchema {
   readonly properties?: Readonly<Record<string, { readonly type?: unknown }>>

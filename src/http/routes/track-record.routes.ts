@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { DEFAULT_BENCHMARK } from '../../domain/outcomes.js'
-import { unprocessable } from '../../errors.js'
-import { TrackRecordQueryError, type TrackRecordService } from '../../services/track-record.service.js'
+import type { TrackRecordService } from '../../services/track-record.service.js'
 import { errorResponse, IsoDateSchema, json, Ref } from '../schemas/common.schema.js'
 import { edgeResponses } from '../schemas/responses.js'
 
@@ -44,18 +43,12 @@ const trackRecordRoutes: FastifyPluginAsyncTypebox<TrackRecordDeps> = async (app
         },
       },
     },
-    async (req) => {
-      try {
-        return await deps.trackRecord.evaluate({
-          ...req.query,
-          horizon: req.query.horizon ?? 5,
-          benchmark: req.query.benchmark ?? DEFAULT_BENCHMARK,
-        })
-      } catch (err) {
-        if (err instanceof TrackRecordQueryError) throw unprocessable(err.message)
-        throw err
-      }
-    },
+    (req) =>
+      deps.trackRecord.evaluate({
+        ...req.query,
+        horizon: req.query.horizon ?? 5,
+        benchmark: req.query.benchmark ?? DEFAULT_BENCHMARK,
+      }),
   )
 }
 

@@ -1,0 +1,50 @@
+import Fastify from 'fastify'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DomainError, type DomainErrorCode } from '../../src/errors.js'
+import { HttpError } from '../../src/http/error-status.js'
+import { installErrorHandler } from '../../src/http/plugins/error-handler.js'
+
+// the statuses the spec and README fix for what each domain failure means
+const EXPECTED: Record<DomainErrorCode, number> = {
+  NoCodes: 400,
+  TooManyCodes: 422,
+  QueryInvalid: 422,
+  TierTableEmpty: 404,
+  PlanNotFound: 404,
+  LookupFailed: 500,
+  StoreUnavailable: 503,
+  PlanFileNotWritten: 503,
+}
+
+describe('the HTTP error handler maps domain errors by their code', () => {
+  const app = Fastify({ logger: false })
+  beforeAll(async () => {
+    installErrorHandler(app)
+    app.get<{ Querystring: { code: DomainErrorCode } }>('/domain', async (req) => {
+      throw new DomainError(req.query.code, `what happened: ${req.query.code}`, { cause: new Error('hidden cause') })
+    })
+    app.get('/edge', async () => {
+      throw new HttpError(422, 'top must be given once, not 2 times')
+    })
+    app.get('/bug', async () => {
+      throw new TypeError('cannot read properties of undefined')
+    })
+    await app.ready()
+  })
+  afterAll(() => app.close())
+
+  it.each(Object.entries(EXPECTED))('%s answers %i with its message as {detail}', async (code, status) => {
+    const res = await app.inject(`/domain?code=${code}`)
+    expect(res.statusCode).toBe(status)
+    expect(res.json()).toEqual({ detail: `what happened: ${code}` })
+  })
+
+  it('an edge refusal answers its own status; any other error is a 500 that hides its text', async () => {
+    const edge = await app.inject('/edge')
+    expect(edge.statusCode).toBe(422)
+    expect(edge.json()).toEqual({ detail: 'top must be given once, not 2 times' })
+    const bug = await app.inject('/bug')
+    expect(bug.statusCode).toBe(500)
+    expect(bug.json()).toEqual({ detail: 'Internal Server Error' })
+  })
+})
