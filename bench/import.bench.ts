@@ -24,6 +24,7 @@ import { planRows } from '../src/jobs/import/row-parser.js'
 import { silentProgress } from '../src/jobs/progress.js'
 import { FILE_SPECS } from '../src/storage/csv-formats.js'
 import { createDb } from '../src/storage/db.js'
+import { createImportStore } from '../src/storage/import.repository.js'
 import { migrateToLatest } from '../src/storage/migrate.js'
 import { openScratchDatabase } from './support.js'
 
@@ -197,7 +198,7 @@ async function main(): Promise<void> {
     const server = (await pool.query<{ server_version: string }>('show server_version')).rows[0]?.server_version
     console.log(`PostgreSQL ${server}`)
     const signal = new AbortController().signal
-    const deps = { db, pool, log, progress: silentProgress }
+    const deps = { imports: createImportStore(pool), log, progress: silentProgress }
     const runs = ['copy: first import', 'copy: re-import (unchanged)', 'copy: every row changed']
     for (const label of runs) {
       if (label === runs[2]) await writeBars(path.join(dataDir, 'bars.csv'), target, 7)

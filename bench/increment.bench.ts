@@ -16,6 +16,7 @@ import pino from 'pino'
 import { importDirectory } from '../src/jobs/import/import-job.js'
 import { silentProgress } from '../src/jobs/progress.js'
 import { createDb } from '../src/storage/db.js'
+import { createImportStore } from '../src/storage/import.repository.js'
 import { migrateToLatest } from '../src/storage/migrate.js'
 import { flag, median, openScratchDatabase } from './support.js'
 
@@ -147,7 +148,7 @@ async function main(): Promise<void> {
     const all = codes(codesWanted)
     const days = weekdays(Date.UTC(2025, 0, 2), historyDays + 2 * rounds)
     const history = days.slice(0, historyDays)
-    const deps = { db: handle.db, pool: handle.pool, log, progress: silentProgress }
+    const deps = { imports: createImportStore(handle.pool), log, progress: silentProgress }
     const signal = new AbortController().signal
     console.log(`writing ${all.length} codes x ${historyDays} days of history ...`)
     await writeHistory(path.join(work, 'history'), all, history)

@@ -16,6 +16,7 @@ import { generateDemoMarket } from '../src/jobs/demo/generate.js'
 import { importDirectory } from '../src/jobs/import/import-job.js'
 import { silentProgress } from '../src/jobs/progress.js'
 import { createLogger } from '../src/logger.js'
+import { createImportStore } from '../src/storage/import.repository.js'
 import { openStore } from '../src/storage/store.js'
 import { median, timed } from './support.js'
 
@@ -64,7 +65,7 @@ for (const [stocks, days] of sizes) {
   try {
     const [, importMs] = await timed(() =>
       importDirectory(
-        { db: store.db, pool: store.pool, log, progress: silentProgress },
+        { imports: createImportStore(store.pool), log, progress: silentProgress },
         { dir: path.join(root, 'csv'), format: 'native' },
         signal,
       ),

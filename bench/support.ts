@@ -14,6 +14,7 @@ import { importDirectory } from '../src/jobs/import/import-job.js'
 import { silentProgress } from '../src/jobs/progress.js'
 import { createLogger } from '../src/logger.js'
 import { type RunningPostgres, startEmbeddedPostgres } from '../src/storage/embedded-postgres.js'
+import { createImportStore } from '../src/storage/import.repository.js'
 import { openStore, type Store } from '../src/storage/store.js'
 
 const run = promisify(execFile)
@@ -71,7 +72,7 @@ export async function benchMarket(
     const summary = await generateDemoMarket(dir, { stocks, days, seed: 42 }, silentProgress)
     const [, ms] = await timed(() =>
       importDirectory(
-        { db: store.db, pool: store.pool, log, progress: silentProgress },
+        { imports: createImportStore(store.pool), log, progress: silentProgress },
         { dir, format: 'native' },
         new AbortController().signal,
       ),

@@ -24,6 +24,7 @@ import { createOutcomesRepository } from './storage/outcomes.repository.js'
 import { createPlanFiles, type PlanFiles } from './storage/plan-files.js'
 import { createPlanInputRepository, type PlanInputRepository } from './storage/plan-input.repository.js'
 import { createReplayRunsRepository } from './storage/replay-runs.repository.js'
+import { storeChangeListener } from './storage/store-changes.js'
 import { createTierRepository, type TierRepository } from './storage/tier.repository.js'
 import { createTrackRecordRepository } from './storage/track-record.repository.js'
 import { resolveCodeVersion } from './version.js'
@@ -91,7 +92,7 @@ export function createServices(
     logicStates.forgetDate(date)
   }
   const latestDate = createLatestDate({
-    url: options.listen ? store.url : undefined,
+    listen: options.listen && store.url ? storeChangeListener({ url: store.url, log }) : undefined,
     query: () => tiers.latestDate(),
     log,
     onPlanWritten: forgetPlan,

@@ -15,14 +15,15 @@ export function registerImportCommand(program: Command): void {
       new Option('--encoding <encoding>', 'text encoding of the files').choices(['utf8', 'gbk']).default('utf8'),
     )
     .action(async (opts: { dir: string; format: 'native' | 'tushare'; encoding: 'utf8' | 'gbk' }) => {
-      const [{ withContext }, { importDirectory }, { terminalProgress }] = await Promise.all([
+      const [{ withContext }, { importDirectory }, { createImportStore }, { terminalProgress }] = await Promise.all([
         import('./context.js'),
         import('../jobs/import/import-job.js'),
+        import('../storage/import.repository.js'),
         import('./progress.js'),
       ])
       await withContext(async ({ store, log, signal }) => {
         const result = await importDirectory(
-          { db: store.db, pool: store.pool, log, progress: terminalProgress() },
+          { imports: createImportStore(store.pool), log, progress: terminalProgress() },
           { dir: opts.dir, format: opts.format, encoding: opts.encoding },
           signal,
         )

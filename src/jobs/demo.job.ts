@@ -3,6 +3,7 @@ import path from 'node:path'
 import type { Config } from '../config.js'
 import type { Logger } from '../logger.js'
 import { writeFileAtomic } from '../storage/atomic-file.js'
+import { createImportStore } from '../storage/import.repository.js'
 import type { MarketDataRepository } from '../storage/market-data.repository.js'
 import type { PlanFiles } from '../storage/plan-files.js'
 import type { Store } from '../storage/store.js'
@@ -92,7 +93,7 @@ export async function runDemo(
   }
   const generated = await generateDemoMarket(dir, args, progress)
   await importDirectory(
-    { db: store.db, pool: store.pool, log: services.log, progress },
+    { imports: createImportStore(store.pool), log: services.log, progress },
     { dir, format: 'native' },
     signal,
   )

@@ -10,6 +10,7 @@ import { planRows } from '../../src/jobs/import/row-parser.js'
 import { type Progress, silentProgress } from '../../src/jobs/progress.js'
 import { createLogger } from '../../src/logger.js'
 import { FILE_SPECS, type FileSpec, type ImportFormat } from '../../src/storage/csv-formats.js'
+import { createImportStore } from '../../src/storage/import.repository.js'
 import { failure, rows } from '../support/queries.js'
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
 
@@ -24,7 +25,7 @@ function runImport(
   format: ImportFormat = 'native',
   options: { signal?: AbortSignal; progress?: Progress } = {},
 ): Promise<ImportResult> {
-  const deps = { db: t.db, pool: t.pool, log, progress: options.progress ?? silentProgress }
+  const deps = { imports: createImportStore(t.pool), log, progress: options.progress ?? silentProgress }
   return importDirectory(deps, { dir, format }, options.signal ?? new AbortController().signal)
 }
 

@@ -7,6 +7,7 @@ import { createServices, type Services } from '../../src/compose.js'
 import { type ImportArgs, type ImportResult, importDirectory } from '../../src/jobs/import/import-job.js'
 import { silentProgress } from '../../src/jobs/progress.js'
 import { createLogger } from '../../src/logger.js'
+import { createImportStore } from '../../src/storage/import.repository.js'
 import { testConfig } from '../support/config.js'
 import { failure, rows } from '../support/queries.js'
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
@@ -18,7 +19,7 @@ const signal = new AbortController().signal
 
 function runImport(t: TestDatabase, dir: string, options: Partial<ImportArgs> = {}): Promise<ImportResult> {
   return importDirectory(
-    { db: t.db, pool: t.pool, log, progress: silentProgress },
+    { imports: createImportStore(t.pool), log, progress: silentProgress },
     { dir, format: 'tushare', ...options },
     signal,
   )
@@ -339,7 +340,7 @@ describe('a build on the tushare bundle', () => {
           '600519.SH,0,,2024-03-01,2024-03-01\n000001.SZ,500,9.1,2024-01-02,\n',
       )
       await importDirectory(
-        { db: t.db, pool: t.pool, log, progress: silentProgress },
+        { imports: createImportStore(t.pool), log, progress: silentProgress },
         { dir, format: 'native' },
         signal,
       )

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createLogger } from '../../src/logger.js'
 import { createLatestDate } from '../../src/services/latest-date.js'
 import { EMBEDDED_PG_USER, type RunningPostgres, startEmbeddedPostgres } from '../../src/storage/embedded-postgres.js'
+import { storeChangeListener } from '../../src/storage/store-changes.js'
 
 const run = promisify(execFile)
 const log = createLogger({ logLevel: 'silent' })
@@ -38,13 +39,16 @@ describe('the LISTEN connection of the latest date', () => {
   it('never holds up a smart shutdown, and reconnects with backoff once the database is back', async () => {
     let resyncs = 0
     const latest = createLatestDate({
-      url: server.url,
+      listen: storeChangeListener({
+        url: server.url,
+        log,
+        timings: { sessionMs: 1000, heartbeatMs: 200, retryMinMs: 100, retryMaxMs: 400 },
+      }),
       query,
       log,
       onResync: () => {
         resyncs++
       },
-      timings: { sessionMs: 1000, heartbeatMs: 200, retryMinMs: 100, retryMaxMs: 400 },
     })
     try {
       expect(await latest.get()).toBe('2026-11-20')

@@ -9,6 +9,7 @@ import { importDirectory } from '../../src/jobs/import/import-job.js'
 import { silentProgress } from '../../src/jobs/progress.js'
 import { createLogger } from '../../src/logger.js'
 import { createDb } from '../../src/storage/db.js'
+import { createImportStore } from '../../src/storage/import.repository.js'
 import { testConfig } from './config.js'
 import type { TestDatabase } from './test-db.js'
 
@@ -49,7 +50,7 @@ async function seedInto(t: Pick<TestDatabase, 'db' | 'pool'>, root: string, opti
     silentProgress,
   )
   await importDirectory(
-    { db: t.db, pool: t.pool, log: silentLog, progress: silentProgress },
+    { imports: createImportStore(t.pool), log: silentLog, progress: silentProgress },
     { dir: dataDir, format: 'native' },
     new AbortController().signal,
   )

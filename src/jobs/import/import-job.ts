@@ -8,26 +8,17 @@
  */
 import { readdir, stat } from 'node:fs/promises'
 import path from 'node:path'
-import type pg from 'pg'
 import type { Logger } from '../../logger.js'
 import { FILE_SPECS, type FileSpec, type ImportFormat, type TushareStage } from '../../storage/csv-formats.js'
-import type { Db } from '../../storage/db.js'
+import type { ImportStore, ImportTransaction } from '../../storage/import.repository.js'
 import { ImportError } from '../../storage/import-error.js'
-import { mergeTushareBundle, type StagedFile } from '../../storage/tushare-merge.js'
+import { type Cell, DuplicateKeyError, rowEncoder, type Staging } from '../../storage/import-staging.js'
+import type { StagedFile } from '../../storage/tushare-merge.js'
 import { throwIfAborted } from '../job.js'
 import type { Progress } from '../progress.js'
-import {
-  analyzeStaging,
-  copyIntoStaging,
-  createStaging,
-  DuplicateKeyError,
-  rowEncoder,
-  type Staging,
-  upsertFromStaging,
-} from './copy-loader.js'
 import { type CsvEncoding, CsvEncodingError, CsvFile } from './csv-file.js'
 import { type CsvRecord, CsvSyntaxError, type RecordSink } from './csv-reader.js'
-import { type Cell, planRows, RowError } from './row-parser.js'
+import { planRows, RowError } from './row-parser.js'
 
 export interface ImportArgs {
   readonly dir: string
@@ -55,8 +46,7 @@ export interface ImportResult {
 }
 
 export interface ImportDeps {
-  readonly db: Db
-  readonly pool: pg.Pool
+  readonly imports: ImportStore
   readonly log: Logger
   readonly progress: Progress
 }
@@ -129,11 +119,11 @@ async function importEach(
   const files: ImportFileResult[] = []
   for (const file of present) {
     throwIfAborted(signal)
-    const result = await inTransaction(deps, signal, async (client, cancelOnAbort) => {
+    const result = await inTransaction(deps, signal, async (tx) => {
       const started = performance.now()
-      const { staging, rows, skipped } = await stageFile(deps, client, file, encoding, signal)
+      const { staging, rows, skipped } = await stageFile(deps, tx, file, encoding, signal)
       const copied = performance.now()
-      const counts = await cancelOnAbort(() => upsert(client, file.spec, staging))
+      const counts = await tx.cancelOnAbort(() => upsert(tx, file.spec, staging))
       deps.log.info(
         {
           file: file.spec.file,
@@ -162,29 +152,29 @@ async function importBundle(
 ): Promise<ImportFileResult[]> {
   if (present.length === 0) return []
   const started = performance.now()
-  const files = await inTransaction(deps, signal, async (client, cancelOnAbort) => {
+  const files = await inTransaction(deps, signal, async (tx) => {
     const results: ImportFileResult[] = []
     const staged = new Map<TushareStage, StagedFile>()
     const stagedRows = new Map<TushareStage, { rows: number; stagingMs: number }>()
     for (const file of present) {
       throwIfAborted(signal)
       const fileStarted = performance.now()
-      const { staging, rows } = await stageFile(deps, client, file, encoding, signal)
+      const { staging, rows } = await stageFile(deps, tx, file, encoding, signal)
       const { table } = file.spec
       if (isStage(table)) {
-        await analyzeStaging(client, staging)
+        await tx.analyze(staging)
         staged.set(table, { name: staging.name, columns: new Set(staging.columns.map((c) => c.name)) })
         stagedRows.set(table, { rows, stagingMs: performance.now() - fileStarted })
         deps.progress.done(`${file.spec.file}: ${rows} rows staged`)
       } else {
-        const counts = await cancelOnAbort(() => upsert(client, file.spec, staging))
+        const counts = await tx.cancelOnAbort(() => upsert(tx, file.spec, staging))
         results.push(fileResult(file.spec.file, rows, counts, fileStarted))
         deps.progress.done(doneLine(results.at(-1)!))
       }
     }
     deps.progress.start('merging the bundle', 1)
     const mergeMs: Record<string, number> = {}
-    const merged = await cancelOnAbort(() => mergeTushareBundle(client, staged, mergeMs))
+    const merged = await tx.cancelOnAbort(() => tx.mergeTushare(staged, mergeMs))
     deps.progress.done('bundle merged')
     deps.log.info({ merge_ms: mergeMs }, 'tushare bundle merged')
     for (const [stage, { rows, stagingMs }] of stagedRows) {
@@ -222,66 +212,31 @@ function doneLine(r: ImportFileResult): string {
   return `${r.file}: ${r.rows} rows, ${r.inserted} inserted, ${r.updated} updated, ${r.unchanged} unchanged${skipped}`
 }
 
-async function upsert(client: pg.PoolClient, spec: FileSpec, staging: Staging) {
-  return upsertFromStaging(client, staging, spec.table, spec.primaryKey).catch((err: unknown) => {
+async function upsert(tx: ImportTransaction, spec: FileSpec, staging: Staging) {
+  return tx.upsert(staging, spec.table, spec.primaryKey).catch((err: unknown) => {
     if (err instanceof DuplicateKeyError) throw new ImportError(spec.file, err.line, err.message)
     throw err
   })
 }
 
-type CancelOnAbort = <T>(run: () => Promise<T>) => Promise<T>
-
-/**
- * Runs `work` in one transaction on a pooled client: commits on success, rolls back on any error. Long
- * statements wrapped in `cancelOnAbort` are cancelled on the server when the job is aborted.
- */
+/** Runs `work` in one transaction of the store; says so on the progress line when it is rolled back. */
 async function inTransaction<T>(
   deps: ImportDeps,
   signal: AbortSignal,
-  work: (client: pg.PoolClient, cancelOnAbort: CancelOnAbort) => Promise<T>,
+  work: (tx: ImportTransaction) => Promise<T>,
 ): Promise<T> {
-  const client = await deps.pool.connect()
-  let discard = false
   try {
-    await client.query('begin')
-    const pid = (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]?.pid
-    const cancelOnAbort: CancelOnAbort = async (run) => {
-      throwIfAborted(signal)
-      const onAbort = () => {
-        if (pid === undefined) return
-        // the cancel may land after this client went back to the pool: never hand that connection on
-        discard = true
-        deps.pool.query('select pg_cancel_backend($1)', [pid]).catch(() => undefined)
-      }
-      signal.addEventListener('abort', onAbort, { once: true })
-      try {
-        return await run()
-      } catch (err) {
-        throwIfAborted(signal)
-        throw err
-      } finally {
-        signal.removeEventListener('abort', onAbort)
-      }
-    }
-    const result = await work(client, cancelOnAbort)
-    throwIfAborted(signal)
-    await client.query('commit')
-    return result
+    return await deps.imports.inTransaction(signal, work)
   } catch (err) {
-    await client.query('rollback').catch(() => {
-      discard = true
-    })
     deps.progress.done('rolled back')
     throw err
-  } finally {
-    client.release(discard)
   }
 }
 
 /** Reads one file into its staging table (header checked, every row converted); the rows COPY took. */
 async function stageFile(
   deps: ImportDeps,
-  client: pg.PoolClient,
+  tx: ImportTransaction,
   file: PresentFile,
   encoding: CsvEncoding,
   signal: AbortSignal,
@@ -329,8 +284,7 @@ async function stageFile(
       if (lines.length > 0) yield take()
     }
 
-    const staging = await createStaging(client, spec.table, plan.columns)
-    const rows = await copyIntoStaging(client, staging, copyText())
+    const { staging, rows } = await tx.stage(spec.table, plan.columns, copyText())
     throwIfAborted(signal)
     return { staging, rows, skipped }
   } finally {

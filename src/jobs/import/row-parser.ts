@@ -5,9 +5,7 @@
  */
 import { type Board, type Exchange, type ParsedCode, parseCode, parseTsCode } from '../../domain/codes.js'
 import { type ColumnSpec, type FileSpec, sourceOf } from '../../storage/csv-formats.js'
-
-/** A value as PostgreSQL reads it in COPY text format (before escaping); null is SQL NULL. */
-export type Cell = string | null
+import type { Cell } from '../../storage/import-staging.js'
 
 export class RowError extends Error {
   override name = 'RowError'

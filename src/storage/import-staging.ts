@@ -7,8 +7,10 @@ import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type pg from 'pg'
 import { from as copyFrom } from 'pg-copy-streams'
-import type { ColumnKind, ColumnSpec } from '../../storage/csv-formats.js'
-import type { Cell } from './row-parser.js'
+import type { ColumnKind, ColumnSpec } from './csv-formats.js'
+
+/** A value as PostgreSQL reads it in COPY text format (before escaping); null is SQL NULL. */
+export type Cell = string | null
 
 /** Big files take longer than the pool's default query timeout; a kill or the job signal stops them. */
 export const LOAD_TIMEOUT_MS = 3_600_000
