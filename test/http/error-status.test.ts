@@ -26,6 +26,9 @@ describe('the HTTP error handler maps domain errors by their code', () => {
     app.get('/edge', async () => {
       throw new HttpError(422, 'top must be given once, not 2 times')
     })
+    app.get('/store-down', async () => {
+      throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })
+    })
     app.get('/bug', async () => {
       throw new TypeError('cannot read properties of undefined')
     })
@@ -37,6 +40,12 @@ describe('the HTTP error handler maps domain errors by their code', () => {
     const res = await app.inject(`/domain?code=${code}`)
     expect(res.statusCode).toBe(status)
     expect(res.json()).toEqual({ detail: `what happened: ${code}` })
+  })
+
+  it("a driver error saying the store cannot be reached is StoreUnavailable's status, in words", async () => {
+    const res = await app.inject('/store-down')
+    expect(res.statusCode).toBe(EXPECTED.StoreUnavailable)
+    expect(res.json()).toEqual({ detail: 'store unavailable (connect ECONNREFUSED 127.0.0.1:5432); retry shortly' })
   })
 
   it('an edge refusal answers its own status; any other error is a 500 that hides its text', async () => {

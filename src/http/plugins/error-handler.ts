@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { callerError } from '../error-status.js'
+import { callerError, STATUS_BY_CODE } from '../error-status.js'
 
 interface ValidationIssue {
   instancePath: string
@@ -72,7 +72,11 @@ export function isStoreUnavailable(err: unknown): boolean {
   return /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED/.test(e?.message ?? '')
 }
 
-/** Every error answers `{detail: string}`; 5xx details never carry stacks or SQL. */
+/**
+ * Every error answers `{detail: string}`; 5xx details never carry stacks or SQL. A domain error's status comes
+ * from its code (error-status.ts); a driver error that says the store cannot be reached is that table's
+ * StoreUnavailable.
+ */
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, req, reply) => {
     const known = callerError(err)
@@ -82,7 +86,9 @@ export function installErrorHandler(app: FastifyInstance): void {
     if (status < 500) return reply.code(status).send({ detail: err.message })
     if (isStoreUnavailable(err)) {
       req.log.warn({ err: { message: err.message, code: err.code } }, 'store unavailable')
-      return reply.code(503).send({ detail: `store unavailable (${err.message || err.code}); retry shortly` })
+      return reply
+        .code(STATUS_BY_CODE.StoreUnavailable)
+        .send({ detail: `store unavailable (${err.message || err.code}); retry shortly` })
     }
     req.log.error({ err }, 'unhandled error')
     return reply.code(500).send({ detail: 'Internal Server Error' })
