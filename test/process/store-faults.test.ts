@@ -102,7 +102,7 @@ describe('store faults under a real server process', () => {
         expect(server.child.exitCode, `trial ${trial}:\n${server.output().slice(-3000)}`).toBeNull()
         expect(inflightAtKill, `trial ${trial}: the kill landed while requests were in flight`).toBeGreaterThan(0)
         expect(statuses, `trial ${trial}`).not.toContain(-1)
-        expect(unexpected, `trial ${trial}`).toEqual([])
+        expect(unexpected, `trial ${trial}: ${JSON.stringify(unexpected)}`).toEqual([])
         storeDownAnswers += statuses.filter((s) => s >= 500).length
         const health = await get(`${server.url}/health`)
         expect(health.status).toBe(200)
