@@ -2,7 +2,7 @@ import Fastify from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DomainError, type DomainErrorCode } from '../../src/errors.js'
 import { HttpError } from '../../src/http/error-status.js'
-import { installErrorHandler } from '../../src/http/plugins/error-handler.js'
+import { installErrorHandler, isStoreUnavailable } from '../../src/http/plugins/error-handler.js'
 
 // the statuses the spec and README fix for what each domain failure means
 const EXPECTED: Record<DomainErrorCode, number> = {
@@ -55,5 +55,24 @@ describe('the HTTP error handler maps domain errors by their code', () => {
     const bug = await app.inject('/bug')
     expect(bug.statusCode).toBe(500)
     expect(bug.json()).toEqual({ detail: 'Internal Server Error' })
+  })
+})
+
+describe('what counts as the store being down', () => {
+  // the texts pg and node give when the connection dies mid-request (a postmaster killed under load)
+  it.each([
+    ['Client has encountered a connection error and is not queryable', undefined],
+    ['Client was closed and is not queryable', undefined],
+    ['Connection terminated unexpectedly', undefined],
+    ['timeout expired', undefined],
+    ['write EPIPE', 'EPIPE'],
+    ['read ECONNRESET', 'ECONNRESET'],
+    ['terminating connection due to administrator command', '57P01'],
+  ])('%s', (message, code) => {
+    expect(isStoreUnavailable(Object.assign(new Error(message), { code }))).toBe(true)
+  })
+
+  it('a query error is not', () => {
+    expect(isStoreUnavailable(Object.assign(new Error('relation "x" does not exist'), { code: '42P01' }))).toBe(false)
   })
 })

@@ -53,6 +53,8 @@ export function validationDetail(err: FastifyError): string {
 const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
+  'EPIPE',
+  'ECONNABORTED',
   'ETIMEDOUT',
   'EHOSTUNREACH',
   '57P01',
@@ -64,12 +66,17 @@ const UNAVAILABLE_CODES = new Set([
   '08006',
 ])
 
+// pg's own errors for a connection that is gone carry no code: a query issued on a pooled client whose socket
+// failed a moment earlier (the pool has not yet evicted it) says it "is not queryable"
+const STORE_DOWN_MESSAGES =
+  /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED|is not queryable|timeout expired|Query read timeout/
+
 /** A failure to reach PostgreSQL (as opposed to a bug): worth a 503 that says what to do. */
 export function isStoreUnavailable(err: unknown): boolean {
   const e = err as { code?: string; message?: string; errors?: unknown[] }
   if (e?.code && UNAVAILABLE_CODES.has(e.code)) return true
   if (Array.isArray(e?.errors) && e.errors.some(isStoreUnavailable)) return true // AggregateError from net
-  return /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED/.test(e?.message ?? '')
+  return STORE_DOWN_MESSAGES.test(e?.message ?? '')
 }
 
 /**
