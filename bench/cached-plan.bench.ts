@@ -9,14 +9,17 @@
  *
  *   npx tsx bench/cached-plan.bench.ts [--stocks 800 --days 160 --rounds 5 --seconds 8 --connections 50 --profile]
  *
- * Ports: BENCH_PORT (default 8370) for the service, the next two for the bare servers. --profile runs the
+ * BENCH_BEFORE_ROOT=<another checkout, e.g. an export of main with node_modules linked> adds that checkout's
+ * service as a fourth server, "service, before", measured in the same rounds.
+ *
+ * Ports: BENCH_PORT (default 8370) for the service, the next three for the others. --profile runs the
  * servers under --cpu-prof (slower: the figures are then for reading the profiles, not for the table) and prints
  * where each one's CPU went under load, by package and by function.
  */
 import { type ChildProcess, execFile } from 'node:child_process'
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { promisify } from 'node:util'
+import { isDeepStrictEqual, promisify } from 'node:util'
 import { summariseProfile } from './cpu-profile.js'
 import { benchMarket, ensurePlanned, flag, median, startProcess } from './support.js'
 
@@ -33,7 +36,8 @@ await ensurePlanned(market, [market.lastDate], new AbortController().signal)
 const work = path.resolve('var/bench/cached-plan')
 await rm(work, { recursive: true, force: true })
 await mkdir(work, { recursive: true })
-const accessLog = path.join(work, 'service-stdout.ndjson')
+const stdoutOf = (server: string): string => path.join(work, `${server.replace(/[^a-z]+/gi, '-')}-stdout.ndjson`)
+const isService = (server: string): boolean => server.startsWith('service')
 const profDirOf = (server: string): string => path.join(work, 'prof', server.replace(/[^a-z]+/gi, '-'))
 
 interface Server {
@@ -45,7 +49,7 @@ interface Server {
 async function start(name: string, port: number, script: string, args: string[], env: NodeJS.ProcessEnv) {
   const child = await startProcess(script, args, env, {
     ready: `http://127.0.0.1:${port}/plan`,
-    stdout: name === 'service' ? accessLog : undefined,
+    stdout: isService(name) ? stdoutOf(name) : undefined,
     execArgv: profile ? ['--cpu-prof', '--cpu-prof-dir', profDirOf(name)] : [],
   })
   return { name, url: `http://127.0.0.1:${port}/plan`, child }
@@ -103,24 +107,44 @@ async function load(server: Server, secs: number, measured = true): Promise<Roun
 const env = { ...process.env, LOG_LEVEL: 'info', HOST: '127.0.0.1' }
 // BENCH_SERVICE_ROOT: another checkout's service (e.g. an export of main), for the figures before a change
 const serviceRoot = process.env.BENCH_SERVICE_ROOT ?? '.'
-const service = await start('service', basePort, path.join(serviceRoot, 'bin/stockplan.js'), ['serve'], {
+const serviceEnv = (port: number) => ({
   ...env,
-  PORT: String(basePort),
+  PORT: String(port),
   DATABASE_URL: market.store.url,
   PLAN_DATA_DIR: market.config.planDataDir,
   PG_DATA_DIR: market.config.pgDataDir,
 })
+const service = await start(
+  'service',
+  basePort,
+  path.join(serviceRoot, 'bin/stockplan.js'),
+  ['serve'],
+  serviceEnv(basePort),
+)
 const body = Buffer.from(await (await fetch(service.url)).arrayBuffer())
 const bodyFile = path.join(work, 'plan.json')
 await writeFile(bodyFile, body)
+const beforeRoot = process.env.BENCH_BEFORE_ROOT
 const servers: Server[] = [
   await start('bare node:http', basePort + 1, 'bench/servers/bare-node.ts', [String(basePort + 1), bodyFile], env),
   await start('bare Fastify', basePort + 2, 'bench/servers/bare-fastify.ts', [String(basePort + 2), bodyFile], env),
   service,
+  ...(beforeRoot
+    ? [
+        await start('service, before', basePort + 3, path.join(beforeRoot, 'bin/stockplan.js'), ['serve'], {
+          ...serviceEnv(basePort + 3),
+        }),
+      ]
+    : []),
 ]
 for (const s of servers) {
   const other = Buffer.from(await (await fetch(s.url)).arrayBuffer())
-  if (!other.equals(body)) throw new Error(`${s.name} does not send the same bytes`)
+  // another checkout may order the keys differently: the same plan, the same size
+  const same =
+    s.name === 'service, before'
+      ? other.length === body.length && isDeepStrictEqual(JSON.parse(other.toString()), JSON.parse(body.toString()))
+      : other.equals(body)
+  if (!same) throw new Error(`${s.name} does not send the same bytes`)
 }
 console.log(
   `cached GET /plan, ${body.length} bytes; wrk -t1 -c${connections}, ${rounds} rounds x ${seconds} s per server` +
@@ -174,10 +198,12 @@ for (const s of servers) s.child.kill('SIGTERM')
 await Promise.all(
   servers.map((s) => new Promise((r) => (s.child.exitCode !== null ? r(null) : s.child.once('exit', r)))),
 )
-const lines = (await readFile(accessLog, 'utf8')).split('\n').filter((l) => l.includes('"plan served"'))
-const served = results.get('service')!.reduce((n, x) => n + x.requests, 0)
-console.log(`service access lines written: ${lines.length} (>= ${served} measured requests); last one:`)
-console.log(lines.at(-1))
+for (const s of servers.filter((x) => isService(x.name))) {
+  const lines = (await readFile(stdoutOf(s.name), 'utf8')).split('\n').filter((l) => l.includes('"plan served"'))
+  const served = results.get(s.name)!.reduce((n, x) => n + x.requests, 0)
+  console.log(`${s.name}: access lines written: ${lines.length} (>= ${served} measured requests); last one:`)
+  console.log(lines.at(-1))
+}
 if (profile) {
   for (const s of servers) {
     const summary = await summariseProfile(profDirOf(s.name), { windows: loadWindows.get(s.name), top: 12 })

@@ -341,7 +341,7 @@ async function main(): Promise<void> {
   }
   services.latestDate.invalidate()
   // as if this server had never served the day: its cached plan for the date would outlive the rows otherwise
-  services.plans.clearCache()
+  services.plans.forget()
   const back = await latestServed()
   console.log(`\nphase 2: took ${last} back; /plan now serves ${back.date} (${back.plan_source})`)
 

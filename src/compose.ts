@@ -14,7 +14,7 @@ import { createLatestDate, type LatestDate } from './services/latest-date.js'
 import { createLogicStateService, type LogicStateService } from './services/logic-state.service.js'
 import { createPlanService, type PlanObserver, type PlanService } from './services/plan.service.js'
 import { createPlanAssembler, type PlanAssembler } from './services/plan-assembler.js'
-import { createSnapshotMeta, type SnapshotMetaReader } from './services/snapshot-meta.js'
+import { createPlanDays } from './services/plan-days.js'
 import { createTrackRecordService, type TrackRecordService } from './services/track-record.service.js'
 import { createVerdictService, type VerdictService } from './services/verdict.service.js'
 import type { Db } from './storage/db.js'
@@ -44,7 +44,6 @@ export interface Services {
   readonly inputs: PlanInputRepository
   readonly files: PlanFiles
   readonly assembler: PlanAssembler
-  readonly snapshots: SnapshotMetaReader
   readonly latestDate: LatestDate
   readonly plans: PlanService
   readonly verdicts: VerdictService
@@ -84,10 +83,9 @@ export function createServices(
   const inputs = createPlanInputRepository(store.db)
   const files = createPlanFiles(config.planDataDir)
   const assembler = createPlanAssembler({ inputs, planVersion: config.planVersion, now })
-  const snapshots = createSnapshotMeta({ files, log, now: () => now().getTime() })
+  const nowMs = (): number => now().getTime()
   const forgetPlan = (date: string): void => {
-    snapshots.forget(date)
-    plans.forgetDate(date)
+    plans.forget(date)
     verdicts.forgetDate(date)
     logicStates.forgetDate(date)
   }
@@ -98,19 +96,24 @@ export function createServices(
     onPlanWritten: forgetPlan,
     onTierChanged: () => forgetTiers(),
     onResync: () => {
-      snapshots.forget()
-      plans.clearCache()
+      plans.forget()
       forgetTiers()
     },
   })
   const plans = createPlanService({
-    assembler,
+    days: createPlanDays({
+      assembler,
+      files,
+      fromSnapshot: config.planFromSnapshot,
+      log,
+      now: nowMs,
+      observe: options.observe,
+    }),
     files,
-    snapshots,
     latestDate,
     log,
-    fromSnapshot: config.planFromSnapshot,
     cacheSec: config.planCacheSec,
+    now: nowMs,
     observe: options.observe,
   })
   // a build changed tier rows: the latest date, and what the lookups kept from the old rows
@@ -194,7 +197,6 @@ export function createServices(
     inputs,
     files,
     assembler,
-    snapshots,
     latestDate,
     plans,
     verdicts,

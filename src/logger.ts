@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process'
 import { createRequire } from 'node:module'
 import pino, { type Logger } from 'pino'
 import type { Config } from './config.js'
@@ -9,11 +10,14 @@ const REDACT = {
   censor: '[redacted]',
 }
 
+const PRETTY = { singleLine: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' }
+
 /**
- * NDJSON to `fd` (1 = stdout, the server's stream; 2 = stderr, a CLI command's), or, when that stream is a
- * terminal, human lines written synchronously in this thread, so they interleave in order with the command's
- * own step markers and progress (pino's transport worker would deliver them later). The scheduler token
- * never reaches a log line. With `destination`, NDJSON to that stream (tests).
+ * NDJSON to `fd` (1 = stdout, the server's stream; 2 = stderr, a CLI command's), or human lines when that stream
+ * is a terminal. A CLI command pretty-prints synchronously in its own thread, so its logs interleave in order with
+ * its step markers and progress. The server never formats for people in the serving process: on a terminal it
+ * writes NDJSON to a `pino-pretty` process of its own (`prettyProcess`). The scheduler token never reaches a log
+ * line. With `destination`, NDJSON to that stream (tests).
  */
 export function createLogger(
   config: Pick<Config, 'logLevel'>,
@@ -24,18 +28,27 @@ export function createLogger(
   if (destination) return pino(options, destination)
   const stream = fd === 1 ? process.stdout : process.stderr
   if (stream.isTTY && config.logLevel !== 'silent') {
+    if (fd === 1) return pino(options, prettyProcess())
     // loaded only on a terminal: it costs start-up time a pipe does not need
     const pretty = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty')
-    return pino(
-      options,
-      pretty.build({
-        destination: fd,
-        sync: true,
-        singleLine: true,
-        translateTime: 'SYS:HH:MM:ss',
-        ignore: 'pid,hostname',
-      }),
-    )
+    return pino(options, pretty.build({ ...PRETTY, destination: fd, sync: true }))
   }
   return fd === 1 ? pino(options) : pino(options, pino.destination({ dest: 2, sync: true }))
+}
+
+/**
+ * A `pino-pretty` process writing to this terminal, fed NDJSON through a pipe: formatting a line costs the
+ * serving process nothing but the pipe write. It runs in its own process group, so Ctrl-C stops the server
+ * and not the printer; it ends when the server's end of the pipe closes, after printing the last lines.
+ */
+function prettyProcess(): NodeJS.WritableStream {
+  const bin = createRequire(import.meta.url).resolve('pino-pretty/bin.js')
+  const args = ['--singleLine', '--translateTime', PRETTY.translateTime, '--ignore', PRETTY.ignore]
+  const child = spawn(process.execPath, [bin, ...args], { stdio: ['pipe', 'inherit', 'inherit'], detached: true })
+  child.unref()
+  const pipe = child.stdin
+  // a printer that died takes nothing down with it: the lines are dropped
+  pipe.on('error', () => undefined)
+  ;(pipe as unknown as { unref?: () => void }).unref?.()
+  return pipe
 }

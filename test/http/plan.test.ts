@@ -1,6 +1,7 @@
 import { chmod, readFile, rm, writeFile } from 'node:fs/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ServiceOptions } from '../../src/compose.js'
+import { PlanSchema } from '../../src/http/schemas/plan.schema.js'
 import { PLAN_CACHE_MAX } from '../../src/services/plan.service.js'
 import { buildTestApp, type TestApp } from '../support/app.js'
 import { type DemoMarket, seedDemoMarket } from '../support/demo-market.js'
@@ -40,6 +41,8 @@ describe('GET /plan and POST /plan/refresh on the demo market', () => {
     expect(plan.date).toBe(latest)
     expect(plan.plan_source).toBe('snapshot')
     expect(plan.snapshot).toBe('present')
+    // the body is written by the 200 schema's serializer: exactly the schema's keys, in the schema's order
+    expect(Object.keys(plan)).toEqual(Object.keys(PlanSchema.properties))
     expect(Object.keys(plan).sort()).toEqual(
       [
         'date',

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createServices } from '../../src/compose.js'
 import { createLogger } from '../../src/logger.js'
 import { createPlanService } from '../../src/services/plan.service.js'
-import { createSnapshotMeta } from '../../src/services/snapshot-meta.js'
+import { createPlanDays } from '../../src/services/plan-days.js'
 import { testConfig } from '../support/config.js'
 import { type DemoMarket, seedDemoMarket } from '../support/demo-market.js'
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
@@ -55,30 +55,123 @@ describe('plan service on the demo market', () => {
     await live.close()
   })
 
+  /** A plan service over the demo's files and store with its own clock, and counts of what it read. */
+  function counted(
+    base: ReturnType<typeof services>,
+    options: {
+      fromSnapshot?: boolean
+      clock?: () => number
+      latest?: () => { known: true; value: string | undefined } | { known: false }
+      assembleFull?: (date: string) => ReturnType<typeof base.assembler.assembleFull>
+    } = {},
+  ) {
+    const reads = { snapshot: 0, stat: 0, assembly: 0 }
+    const now = options.clock ?? (() => 1_000_000)
+    const date = demo.planned.at(-1)!
+    const days = createPlanDays({
+      assembler: {
+        assembleFull: (d) => {
+          reads.assembly++
+          return (options.assembleFull ?? ((x: string) => base.assembler.assembleFull(x)))(d)
+        },
+      },
+      files: {
+        readSnapshot: (d) => {
+          reads.snapshot++
+          return base.files.readSnapshot(d)
+        },
+        snapshotStamp: (d) => {
+          reads.stat++
+          return base.files.snapshotStamp(d)
+        },
+      },
+      fromSnapshot: options.fromSnapshot ?? true,
+      log: base.log,
+      now,
+    })
+    const plans = createPlanService({
+      days,
+      files: base.files,
+      latestDate: { get: async () => date, peek: options.latest ?? (() => ({ known: false })) },
+      log: base.log,
+      cacheSec: 60,
+      now,
+    })
+    return { plans, reads }
+  }
+
   it('does not make a request for another date wait for a slow assembly', async () => {
     const base = services({ PLAN_FROM_SNAPSHOT: 'no' })
     const [slowDate, fastDate] = demo.planned as [string, string]
-    const plans = createPlanService({
-      assembler: {
-        assembleFull: async (date) => {
-          if (date === slowDate) await new Promise((r) => setTimeout(r, 1500))
-          return base.assembler.assembleFull(date)
-        },
-      },
-      files: base.files,
-      snapshots: base.snapshots,
-      latestDate: base.latestDate,
-      log: base.log,
+    let release: () => void = () => undefined
+    const gate = new Promise<void>((r) => {
+      release = r
+    })
+    const { plans } = counted(base, {
       fromSnapshot: false,
-      cacheSec: 60,
+      assembleFull: async (date) => {
+        if (date === slowDate) await gate
+        return base.assembler.assembleFull(date)
+      },
     })
     const sizes = { top: 20, obs_top: 10, theme_cap: 5 }
     const order: string[] = []
-    await Promise.all([
-      plans.getPlan({ date: slowDate, sizes, nocache: false }).then(() => order.push(slowDate)),
-      plans.getPlan({ date: fastDate, sizes, nocache: false }).then(() => order.push(fastDate)),
-    ])
+    const slow = plans.getPlan({ date: slowDate, sizes, nocache: false }).then(() => order.push(slowDate))
+    await plans.getPlan({ date: fastDate, sizes, nocache: false }).then(() => order.push(fastDate))
+    release()
+    await slow
     expect(order).toEqual([fastDate, slowDate])
+    await base.close()
+  })
+
+  it("reads a day's snapshot once for every size, the verdicts' _full and the per-request part", async () => {
+    const base = services()
+    let clock = 1_000_000
+    const { plans, reads } = counted(base, { clock: () => clock })
+    const date = demo.planned.at(-1)!
+    for (const top of [20, 5, 7])
+      await plans.getPlan({ date, sizes: { top, obs_top: 10, theme_cap: 5 }, nocache: false })
+    await plans.getFull(date)
+    expect(reads).toEqual({ snapshot: 1, stat: 1, assembly: 0 })
+    clock += 1000 // the per-request part is re-checked with a stat, and not re-read while the file is unchanged
+    const again = await plans.getPlan({ date, sizes: { top: 5, obs_top: 10, theme_cap: 5 }, nocache: false })
+    expect(again.cache).toBe('hit')
+    expect(reads).toEqual({ snapshot: 1, stat: 2, assembly: 0 })
+    await plans.getPlan({ date, sizes: { top: 5, obs_top: 10, theme_cap: 5 }, nocache: true })
+    expect(reads.snapshot).toBe(2) // nocache reads the day anew
+    await base.close()
+  })
+
+  it('forget drops one date or everything, and a load racing it is not kept', async () => {
+    const base = services()
+    const [older, date] = demo.planned.slice(-2) as [string, string]
+    let release: () => void = () => undefined
+    let gated = false
+    const gate = new Promise<void>((r) => {
+      release = r
+    })
+    const { plans } = counted(base, {
+      fromSnapshot: false,
+      assembleFull: async (d) => {
+        if (gated) await gate
+        return base.assembler.assembleFull(d)
+      },
+    })
+    const sizes = { top: 20, obs_top: 10, theme_cap: 5 }
+    await plans.getPlan({ date: older, sizes, nocache: false })
+    await plans.getPlan({ date, sizes, nocache: false })
+    plans.forget(date)
+    expect(plans.cacheKeys()).toEqual([`${older}|20|10|5`])
+    expect((await plans.getPlan({ date: older, sizes, nocache: false })).cache).toBe('hit')
+    gated = true
+    const racing = plans.getPlan({ date, sizes: { ...sizes, top: 3 }, nocache: false })
+    await new Promise((r) => setImmediate(r)) // the load has started and waits in the assembler
+    plans.forget(date) // e.g. the date's plan was rewritten meanwhile
+    release()
+    expect((await racing).cache).toBe('miss')
+    expect(plans.cacheKeys()).toEqual([`${older}|20|10|5`])
+    plans.forget()
+    expect(plans.cacheKeys()).toEqual([])
     await base.close()
   })
 
@@ -87,32 +180,29 @@ describe('plan service on the demo market', () => {
     let clock = 1_000_000
     const date = demo.planned.at(-1)!
     let latest: { known: true; value: string | undefined } | { known: false } = { known: false }
-    const plans = createPlanService({
-      assembler: base.assembler,
-      files: base.files,
-      snapshots: createSnapshotMeta({ files: base.files, log: base.log, now: () => clock }),
-      latestDate: { get: async () => date, peek: () => latest, invalidate: () => undefined, close: async () => {} },
-      log: base.log,
-      fromSnapshot: true,
-      cacheSec: 60,
-      now: () => clock,
-    })
+    const { plans } = counted(base, { clock: () => clock, latest: () => latest })
     const sizes = { top: 20, obs_top: 10, theme_cap: 5 }
     expect(plans.cachedPlan({ date, sizes })).toBeUndefined() // nothing cached yet
     const miss = await plans.getPlan({ date, sizes, nocache: false })
     const hit = plans.cachedPlan({ date, sizes })
     expect(hit?.cache).toBe('hit')
-    expect(hit?.bytes).toBe(miss.bytes) // the very same buffer
+    expect(hit?.plan).toBe(miss.plan) // the very same cut
+    expect(hit?.snapshot).toBe(miss.snapshot)
     expect(plans.cachedPlan({ sizes })).toBeUndefined() // the latest date is not known without a query
     latest = { known: true, value: date }
-    expect(plans.cachedPlan({ sizes })?.bytes).toBe(miss.bytes)
+    expect(plans.cachedPlan({ sizes })?.plan).toBe(miss.plan)
     latest = { known: true, value: undefined } // an empty tier table: getPlan answers it
     expect(plans.cachedPlan({ sizes })).toBeUndefined()
     expect(plans.cachedPlan({ date, sizes: { ...sizes, top: 7 } })).toBeUndefined()
     clock += 1000 // the snapshot's state is due for a re-check (a stat): not without waiting
     expect(plans.cachedPlan({ date, sizes })).toBeUndefined()
-    expect((await plans.getPlan({ date, sizes, nocache: false })).cache).toBe('hit')
-    expect(plans.cachedPlan({ date, sizes })?.bytes).toBe(miss.bytes)
+    const rechecked = await plans.getPlan({ date, sizes, nocache: false })
+    expect(rechecked.cache).toBe('hit')
+    expect(rechecked.snapshot).toBe(miss.snapshot) // the file is unchanged: the same state object
+    expect(plans.cachedPlan({ date, sizes })?.plan).toBe(miss.plan)
+    clock += 60_000 // PLAN_CACHE_SEC=60 has passed
+    expect(plans.cachedPlan({ date, sizes })).toBeUndefined()
+    expect((await plans.getPlan({ date, sizes, nocache: false })).cache).toBe('miss')
     await base.close()
   })
 

@@ -1,8 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
+import { renderPlanMarkdown } from '../../domain/markdown.js'
 import { DEFAULT_SIZES } from '../../domain/plan-assembly.js'
 import type { PlanResult, PlanService } from '../../services/plan.service.js'
+import { createPlanResponses } from '../plan-response.js'
 import { errorResponse, IsoDateSchema, json, Ref } from '../schemas/common.schema.js'
 import { EXAMPLES } from '../schemas/examples.js'
 import { PlanMarkdownSchema } from '../schemas/plan.schema.js'
@@ -77,7 +79,7 @@ const planRoutes: FastifyPluginAsyncTypebox<PlanRouteDeps> = async (app, { plans
         description:
           "Cut from the day's snapshot (milliseconds) or assembled live (tens of seconds), cached per date and sizes. `format=md` answers the Markdown rendering as `text/markdown; charset=utf-8`.",
         querystring: PlanQuery,
-        // the body is written pre-serialised (see plan.service); the schema documents it
+        // the JSON body is written by this schema's serializer (see send)
         response: {
           200: {
             description: 'The plan: JSON, or Markdown with `format=md`',
@@ -112,28 +114,15 @@ const planRoutes: FastifyPluginAsyncTypebox<PlanRouteDeps> = async (app, { plans
     },
   )
 
-  /**
-   * The spec's access line. Its fields fixed for one response body (date, regime status, generated_at,
-   * plan_version, the three sizes, plan source) are bound once per body in a child of the root logger, which
-   * pino serialises once; a line then costs only the per-request fields.
-   */
-  const bodyLoggers = new WeakMap<Buffer, FastifyBaseLogger>()
+  const responses = createPlanResponses(app.log)
   function send(req: FastifyRequest, reply: FastifyReply, format: string, result: PlanResult): void {
-    let log = bodyLoggers.get(result.bytes)
-    if (!log) {
-      log = app.log.child({
-        date: result.body.date,
-        regime: result.meta.regime.status,
-        generated_at: result.body.generated_at,
-        plan_version: result.body.plan_version,
-        top: result.sizes.top,
-        obs_top: result.sizes.obs_top,
-        theme_cap: result.sizes.theme_cap,
-        plan_source: result.source,
-      })
-      bodyLoggers.set(result.bytes, log)
-    }
-    log.info(
+    // the 200 schema's serializer writes the bytes, once per cached cut and snapshot state
+    const response = responses(result, (plan) => {
+      const serialize = reply.getSerializationFunction('200', 'application/json')
+      if (!serialize) throw new Error('GET /plan has no serializer for its 200 application/json schema')
+      return serialize(plan)
+    })
+    response.log.info(
       {
         reqId: req.id,
         client: req.ip,
@@ -145,10 +134,11 @@ const planRoutes: FastifyPluginAsyncTypebox<PlanRouteDeps> = async (app, { plans
       'plan served',
     )
     if (format === 'md') {
-      reply.type('text/markdown; charset=utf-8').send(plans.renderMarkdown(result))
+      const { regime, market } = result.snapshot
+      reply.type('text/markdown; charset=utf-8').send(renderPlanMarkdown(result.plan.body, regime, market))
       return
     }
-    reply.type('application/json; charset=utf-8').send(result.bytes)
+    reply.type('application/json; charset=utf-8').send(response.bytes)
   }
 
   app.post(
