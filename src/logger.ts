@@ -55,7 +55,7 @@ process.on('exit', () => {
  * written at once, after whatever was pending, so the order of lines holds. What is pending at exit is written
  * by the exit handler, so only a kill (SIGKILL) loses lines: at most the last 20 ms of them.
  */
-class BatchedStream {
+export class BatchedStream {
   /** Asks pino to set `lastLevel` before each write. */
   readonly [pino.symbols.needsMetadataGsym] = true as const
   lastLevel = 0
@@ -69,7 +69,10 @@ class BatchedStream {
 
   write(line: string): void {
     this.#pending += line
-    if (this.lastLevel >= WARN || this.#pending.length >= BATCH_BYTES) return this.flush()
+    if (this.lastLevel >= WARN || this.#pending.length >= BATCH_BYTES) {
+      this.flush()
+      return
+    }
     unwritten.add(this)
     if (!this.#timer) {
       this.#timer = setTimeout(this.#flushLater, BATCH_MS)
