@@ -55,11 +55,15 @@ async function start(name: string, port: number, script: string, args: string[],
   return { name, url: `http://127.0.0.1:${port}/plan`, child }
 }
 
-/** User and system CPU time of a process (all its threads), in microseconds. */
-async function cpuMicros(pid: number): Promise<{ user: number; sys: number }> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8')
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  return { user: (Number(fields[11]) / CLK_TCK) * 1e6, sys: (Number(fields[12]) / CLK_TCK) * 1e6 }
+/** User and system CPU time of a process (all its threads) and of its main thread alone, in microseconds. */
+async function cpuMicros(pid: number): Promise<{ user: number; sys: number; main: number }> {
+  const times = (stat: string) => {
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return { user: (Number(fields[11]) / CLK_TCK) * 1e6, sys: (Number(fields[12]) / CLK_TCK) * 1e6 }
+  }
+  const all = times(await readFile(`/proc/${pid}/stat`, 'utf8'))
+  const main = times(await readFile(`/proc/${pid}/task/${pid}/stat`, 'utf8'))
+  return { ...all, main: main.user + main.sys }
 }
 
 interface Round {
@@ -68,6 +72,8 @@ interface Round {
   readonly serverUs: number
   /** The part of serverUs spent in the kernel (socket and file writes). */
   readonly serverSysUs: number
+  /** The part of serverUs spent in other threads than the main one (GC helpers, libuv's pool). */
+  readonly serverOtherThreadsUs: number
   readonly serverCpu: number
   readonly wrkCpu: number
   readonly non2xx: number
@@ -98,6 +104,7 @@ async function load(server: Server, secs: number, measured = true): Promise<Roun
     rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1] ?? Number.NaN),
     serverUs: used / requests,
     serverSysUs: sys / requests,
+    serverOtherThreadsUs: (used - (after.main - before.main)) / requests,
     serverCpu: used / 1e6 / wall,
     wrkCpu: wrkCpu / wall,
     non2xx,
@@ -159,7 +166,9 @@ for (let r = 0; r < rounds; r++) {
   for (const s of order) {
     const result = await load(s, seconds)
     results.get(s.name)!.push(result)
-    line.push(`${s.name} ${result.serverUs.toFixed(1)} µs (sys ${result.serverSysUs.toFixed(1)})`)
+    line.push(
+      `${s.name} ${result.serverUs.toFixed(1)} µs (sys ${result.serverSysUs.toFixed(1)}, other threads ${result.serverOtherThreadsUs.toFixed(1)})`,
+    )
   }
   console.log(`round ${r + 1}: ${line.join(', ')}`)
 }

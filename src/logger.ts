@@ -33,69 +33,7 @@ export function createLogger(
     const pretty = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty')
     return pino(options, pretty.build({ ...PRETTY, destination: fd, sync: true }))
   }
-  if (fd === 2) return pino(options, pino.destination({ dest: 2, sync: true }))
-  return pino(options, new BatchedStream(pino.destination({ dest: 1, sync: true })))
-}
-
-/** pino's level numbers: a `warn` or worse is written at once. */
-const WARN = 40
-/** Lines below `warn` wait at most this long, or until this much is pending, and go out in one write. */
-const BATCH_MS = 20
-const BATCH_BYTES = 12 * 1024
-
-/** Streams with lines not written yet, written by one exit handler. */
-const unwritten = new Set<{ flush(): void }>()
-process.on('exit', () => {
-  for (const stream of unwritten) stream.flush()
-})
-
-/**
- * The server's NDJSON stream. Lines below `warn` (the access lines) are gathered for at most 20 ms (or 12 KB)
- * and written together: one system call for many requests instead of one each. A warning or an error is
- * written at once, after whatever was pending, so the order of lines holds. What is pending at exit is written
- * by the exit handler, so only a kill (SIGKILL) loses lines: at most the last 20 ms of them.
- */
-export class BatchedStream {
-  /** Asks pino to set `lastLevel` before each write. */
-  readonly [pino.symbols.needsMetadataGsym] = true as const
-  lastLevel = 0
-  #pending = ''
-  #timer: NodeJS.Timeout | undefined
-  readonly #out: pino.DestinationStream
-
-  constructor(out: pino.DestinationStream) {
-    this.#out = out
-  }
-
-  write(line: string): void {
-    this.#pending += line
-    if (this.lastLevel >= WARN || this.#pending.length >= BATCH_BYTES) {
-      this.flush()
-      return
-    }
-    unwritten.add(this)
-    if (!this.#timer) {
-      this.#timer = setTimeout(this.#flushLater, BATCH_MS)
-      this.#timer.unref()
-    }
-  }
-
-  readonly #flushLater = (): void => {
-    this.#timer = undefined
-    this.flush()
-  }
-
-  flush(done?: (err?: Error) => void): void {
-    unwritten.delete(this)
-    if (this.#timer) clearTimeout(this.#timer)
-    this.#timer = undefined
-    if (this.#pending !== '') {
-      const lines = this.#pending
-      this.#pending = ''
-      this.#out.write(lines)
-    }
-    done?.()
-  }
+  return fd === 1 ? pino(options) : pino(options, pino.destination({ dest: 2, sync: true }))
 }
 
 /**
