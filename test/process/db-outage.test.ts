@@ -1,16 +1,7 @@
-import { chmod, mkdtemp, rm } from 'node:fs/promises'
-import os from 'node:os'
-import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createLogger } from '../../src/logger.js'
-import { createDb, type DbHandle } from '../../src/storage/db.js'
-import { type RunningPostgres, startEmbeddedPostgres } from '../../src/storage/embedded-postgres.js'
-import { migrateToLatest } from '../../src/storage/migrate.js'
-import { type DemoMarket, seedDemoMarket } from '../support/demo-market.js'
+import type { DemoMarket } from '../support/demo-market.js'
+import { type SeededCluster, seedCluster } from '../support/seeded-cluster.js'
 import { type ServerProcess, startServerProcess } from '../support/server-process.js'
-import type { TestDatabase } from '../support/test-db.js'
-
-const log = createLogger({ logLevel: 'silent' })
 
 async function timedFetch(url: string): Promise<{ status: number; body: Record<string, unknown>; ms: number }> {
   const started = Date.now()
@@ -19,37 +10,20 @@ async function timedFetch(url: string): Promise<{ status: number; body: Record<s
 }
 
 describe('the database stopped under a running server', () => {
-  let root: string
-  let pg: RunningPostgres
-  let handle: DbHandle
+  let cluster: SeededCluster
   let demo: DemoMarket
   let server: ServerProcess
 
   beforeAll(async () => {
-    root = await mkdtemp(path.join(os.tmpdir(), 'stockplan-outage-'))
-    await chmod(root, 0o755)
-    pg = await startEmbeddedPostgres(path.join(root, 'pg'), log)
-    handle = createDb(pg.url, log)
-    await migrateToLatest(handle.db)
-    demo = await seedDemoMarket(
-      { ...handle, url: pg.url, name: 'stockplan', drop: async () => undefined } as TestDatabase,
-      {
-        stocks: 200,
-        days: 70,
-        history: 2,
-        skipLast: 1,
-      },
-    )
+    cluster = await seedCluster({ stocks: 200, days: 70, history: 2, skipLast: 1 })
+    demo = cluster.demo
     // one built-but-not-planned date, so that a live plan would need the store
     await demo.services.steps.build({ date: demo.calendar.at(-1)! }, new AbortController().signal)
-    server = await startServerProcess({ DATABASE_URL: pg.url, PLAN_DATA_DIR: demo.planDataDir })
+    server = await startServerProcess({ DATABASE_URL: cluster.pg.url, PLAN_DATA_DIR: demo.planDataDir })
   })
   afterAll(async () => {
     server?.child.kill('SIGKILL')
-    await demo?.cleanup()
-    await handle?.db.destroy()
-    await pg?.stop()
-    await rm(root, { recursive: true, force: true })
+    await cluster?.cleanup()
   })
 
   it('keeps answering from snapshots and cache, fails fast with {detail}, and recovers without a restart', async () => {
@@ -60,7 +34,7 @@ describe('the database stopped under a running server', () => {
     const latestBefore = await timedFetch(`${server.url}/plan`)
     expect(latestBefore.body.date).toBe(unplanned)
 
-    await pg.stop()
+    await cluster.pg.stop()
 
     const health = await timedFetch(`${server.url}/health`)
     expect(health.status).toBe(200)
@@ -98,7 +72,7 @@ describe('the database stopped under a running server', () => {
       expect(JSON.stringify(res.body), url).not.toMatch(/\bselect\b|\bfrom "|at .*\.ts:\d+/i)
     }
 
-    pg = await startEmbeddedPostgres(path.join(root, 'pg'), log, { port: pg.port })
+    await cluster.restart()
     const deadline = Date.now() + 20_000
     let recovered = await timedFetch(`${server.url}/health`)
     while (!recovered.body.ok && Date.now() < deadline) {

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process'
 import { copyFile, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { isProcessAlive } from '../../src/storage/embedded-postgres.js'
 import { postmasterTree, type SeededCluster, seedCluster } from '../support/seeded-cluster.js'
 import { type ServerProcess, startServerProcess } from '../support/server-process.js'
 
@@ -27,6 +28,15 @@ async function get(url: string, init: RequestInit = {}): Promise<Answer> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
+/** Polls `done` every 20 ms until it holds; throws `what()` after `timeoutMs`. */
+async function until(done: () => Promise<boolean>, timeoutMs: number, what: () => string): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what()}`)
+    await sleep(20)
+  }
+}
+
 describe('store faults under a real server process', () => {
   let cluster: SeededCluster
   let server: ServerProcess
@@ -45,13 +55,11 @@ describe('store faults under a real server process', () => {
   })
 
   async function waitHealthy(timeoutMs = 30_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs
-    for (;;) {
-      const health = await get(`${server.url}/health`).catch(() => undefined)
-      if (health?.body.ok === true) return
-      if (Date.now() > deadline) throw new Error(`server not healthy again:\n${server.output().slice(-3000)}`)
-      await sleep(200)
-    }
+    await until(
+      async () => (await get(`${server.url}/health`).catch(() => undefined))?.body.ok === true,
+      timeoutMs,
+      () => `server not healthy again:\n${server.output().slice(-3000)}`,
+    )
   }
 
   it('survives the postmaster killed under load: 20 trials, 0 crashes, a store-down answer meanwhile', async () => {
@@ -63,17 +71,21 @@ describe('store faults under a real server process', () => {
       `/logic_state?codes=${code()},600000`,
       `/plan?date=${older}&nocache=1`,
     ]
+    const workerCount = 6
     let storeDownAnswers = 0
     for (let trial = 0; trial < 20; trial++) {
       await waitHealthy()
       let inflight = 0
-      let inflightAtKill = -1
+      let killed = false
       let stop = false
       const statuses: number[] = []
       const unexpected: string[] = []
+      /** Per worker, the answers to requests it sent after the kill. */
+      const answeredAfterKill = new Array<number>(workerCount).fill(0)
       const worker = async (offset: number) => {
         for (let i = offset; !stop; i++) {
           inflight++
+          const sentAfterKill = killed
           const url = paths[i % paths.length]!
           try {
             const answer = await get(`${server.url}${url}`)
@@ -87,16 +99,29 @@ describe('store faults under a real server process', () => {
             statuses.push(-1) // connection refused or reset: the server is gone
           } finally {
             inflight--
+            if (sentAfterKill) answeredAfterKill[offset]!++
           }
         }
       }
-      const workers = Array.from({ length: 6 }, (_, k) => worker(k))
-      await sleep(150 + (trial % 5) * 40)
-      const { postmaster } = await postmasterTree(cluster.dataDir)
-      inflightAtKill = inflight
+      const workers = Array.from({ length: workerCount }, (_, k) => worker(k))
+      // a different moment of the load each trial: after 1 to 13 answers, with requests in flight
+      const answersBeforeKill = 1 + (trial % 5) * 3
+      await until(
+        async () => statuses.length >= answersBeforeKill && inflight > 0,
+        30_000,
+        () => 'load',
+      )
+      const { postmaster, all } = await postmasterTree(cluster.dataDir)
+      const inflightAtKill = inflight
       process.kill(postmaster, 'SIGKILL')
+      killed = true
       try {
-        await sleep(400)
+        // every worker has had answers to requests it sent with the store gone, and the old backends are gone too
+        await until(
+          async () => answeredAfterKill.every((n) => n >= 3) && all.every((pid) => !isProcessAlive(pid)),
+          30_000,
+          () => `answers after the kill ${answeredAfterKill}, and the old backends to exit`,
+        )
         stop = true
         await Promise.all(workers)
         expect(server.child.exitCode, `trial ${trial}:\n${server.output().slice(-3000)}`).toBeNull()
@@ -110,6 +135,12 @@ describe('store faults under a real server process', () => {
       } finally {
         stop = true
         await Promise.all(workers)
+        // a new postmaster can start once the killed one's backends have detached from its shared memory
+        await until(
+          async () => all.every((pid) => !isProcessAlive(pid)),
+          30_000,
+          () => 'the old backends to exit',
+        )
         await cluster.restart()
       }
     }

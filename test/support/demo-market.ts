@@ -1,4 +1,4 @@
-import { cp, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
@@ -11,6 +11,7 @@ import { createLogger } from '../../src/logger.js'
 import { createDb } from '../../src/storage/db.js'
 import { createImportStore } from '../../src/storage/import.repository.js'
 import { testConfig } from './config.js'
+import { oncePerRun } from './once-per-run.js'
 import type { TestDatabase } from './test-db.js'
 
 export interface DemoMarket {
@@ -33,7 +34,7 @@ export interface DemoOptions {
   skipLast?: number
 }
 
-interface Seeded {
+export interface Seeded {
   readonly calendar: string[]
   readonly planned: string[]
 }
@@ -41,7 +42,11 @@ interface Seeded {
 const silentLog = createLogger({ logLevel: 'silent' })
 
 /** Generates, imports and runs the chain into the database `t`, with market and plan files under `root`. */
-async function seedInto(t: Pick<TestDatabase, 'db' | 'pool'>, root: string, options: DemoOptions): Promise<Seeded> {
+export async function seedInto(
+  t: Pick<TestDatabase, 'db' | 'pool'>,
+  root: string,
+  options: DemoOptions,
+): Promise<Seeded> {
   const dataDir = path.join(root, 'market')
   const config = testConfig({ PLAN_DATA_DIR: path.join(root, 'plan') })
   const summary = await generateDemoMarket(
@@ -66,7 +71,7 @@ async function seedInto(t: Pick<TestDatabase, 'db' | 'pool'>, root: string, opti
   }
 }
 
-const variantKey = (o: DemoOptions): string =>
+export const variantKey = (o: DemoOptions): string =>
   `demo_${o.stocks ?? 400}_${o.days ?? 90}_${o.seed ?? 7}_${o.history ?? 3}_${o.skipLast ?? 0}`
 
 const sameServer = (a: string, b: string): boolean => new URL(a).host === new URL(b).host
@@ -88,39 +93,27 @@ async function adminQuery<T extends pg.QueryResultRow>(sql: string, params: unkn
 async function ensureTemplate(options: DemoOptions): Promise<{ name: string; root: string; seeded: Seeded }> {
   const name = variantKey(options)
   const root = path.join(inject('demoCacheDir'), name)
-  const admin = new pg.Client({ connectionString: inject('pgAdminUrl') })
-  await admin.connect()
-  try {
-    await admin.query('select pg_advisory_lock(hashtext($1))', [name])
-    const marker = `${root}.json` // beside the files, so no clone copies it
-    const built = await stat(marker).then(
-      () => true,
-      () => false,
-    )
-    if (!built) {
-      await rm(root, { recursive: true, force: true })
-      await mkdir(root, { recursive: true })
-      const building = `${name}_building`
-      await admin.query(`drop database if exists ${building} with (force)`)
-      await admin.query(`create database ${building} template ${inject('pgTemplate')}`)
-      const url = new URL(inject('pgAdminUrl'))
-      url.pathname = `/${building}`
-      const handle = createDb(url.toString(), silentLog)
-      try {
-        const seeded = await seedInto(handle, root, options)
-        await writeFile(marker, JSON.stringify(seeded))
-      } finally {
-        await handle.db.destroy()
-      }
-      await admin.query(`drop database if exists ${name}`)
-      await admin.query(`alter database ${building} rename to ${name}`)
+  // the marker lies beside the files, so no clone copies it
+  const seeded = await oncePerRun(name, `${root}.json`, async (admin) => {
+    await rm(root, { recursive: true, force: true })
+    await mkdir(root, { recursive: true })
+    const building = `${name}_building`
+    await admin.query(`drop database if exists ${building} with (force)`)
+    await admin.query(`create database ${building} template ${inject('pgTemplate')}`)
+    const url = new URL(inject('pgAdminUrl'))
+    url.pathname = `/${building}`
+    const handle = createDb(url.toString(), silentLog)
+    let built: Seeded
+    try {
+      built = await seedInto(handle, root, options)
+    } finally {
+      await handle.db.destroy()
     }
-    const seeded = JSON.parse(await readFile(marker, 'utf8')) as Seeded
-    return { name, root, seeded }
-  } finally {
-    await admin.query('select pg_advisory_unlock(hashtext($1))', [name]).catch(() => undefined)
-    await admin.end()
-  }
+    await admin.query(`drop database if exists ${name}`)
+    await admin.query(`alter database ${building} rename to ${name}`)
+    return built
+  })
+  return { name, root, seeded }
 }
 
 /**
@@ -132,18 +125,25 @@ async function ensureTemplate(options: DemoOptions): Promise<{ name: string; roo
  * cluster) the market is seeded in place.
  */
 export async function seedDemoMarket(t: TestDatabase, options: DemoOptions = {}): Promise<DemoMarket> {
-  const root = await mkdtemp(path.join(os.tmpdir(), 'stockplan-demo-'))
-  let seeded: Seeded
   if (sameServer(t.url, inject('pgAdminUrl')) && t.name.startsWith('t_')) {
     if (t.pool.totalCount > 0) throw new Error('seedDemoMarket needs a test database nothing has connected to yet')
     const template = await ensureTemplate(options)
     await adminQuery(`drop database if exists ${t.name} with (force)`)
     await adminQuery(`create database ${t.name} template ${template.name}`)
-    await cp(template.root, root, { recursive: true })
-    seeded = template.seeded
-  } else {
-    seeded = await seedInto(t, root, options)
+    return openDemoMarket(t, template.root, template.seeded)
   }
+  const root = await mkdtemp(path.join(os.tmpdir(), 'stockplan-demo-'))
+  return demoMarketAt(t, root, await seedInto(t, root, options))
+}
+
+/** A demo market whose rows are already in `t`: its files are copied from `filesFrom` into a temp dir of its own. */
+export async function openDemoMarket(t: TestDatabase, filesFrom: string, seeded: Seeded): Promise<DemoMarket> {
+  const root = await mkdtemp(path.join(os.tmpdir(), 'stockplan-demo-'))
+  await cp(filesFrom, root, { recursive: true })
+  return demoMarketAt(t, root, seeded)
+}
+
+function demoMarketAt(t: TestDatabase, root: string, seeded: Seeded): DemoMarket {
   const env = { PLAN_DATA_DIR: path.join(root, 'plan') }
   const config = testConfig(env)
   const services = createServices(config, createLogger(config), t)

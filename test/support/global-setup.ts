@@ -7,6 +7,7 @@ import { createLogger } from '../../src/logger.js'
 import { createDb } from '../../src/storage/db.js'
 import { type RunningPostgres, startEmbeddedPostgres } from '../../src/storage/embedded-postgres.js'
 import { migrateToLatest } from '../../src/storage/migrate.js'
+import { relaxDurability } from './relaxed-durability.js'
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -18,28 +19,6 @@ declare module 'vitest' {
 }
 
 export const TEMPLATE_DB = 'stockplan_test_template'
-
-/**
- * The throwaway test cluster never survives a crash of its host, so it needs no durability: skipping fsync, the
- * wait for the WAL flush and full-page images makes every commit and CREATE DATABASE cheaper. All three are
- * reloadable settings, so no restart; the check below fails the run if the server ignored them.
- */
-export const RELAXED_SETTINGS = { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' } as const
-
-async function relaxDurability(admin: pg.Client): Promise<void> {
-  for (const [name, value] of Object.entries(RELAXED_SETTINGS)) await admin.query(`alter system set ${name} = ${value}`)
-  await admin.query('select pg_reload_conf()')
-  // pg_reload_conf only signals the postmaster; poll until this session sees the new values
-  for (let attempt = 0; ; attempt++) {
-    const { rows } = await admin.query<{ name: string; setting: string }>(
-      'select name, setting from pg_settings where name = any($1)',
-      [Object.keys(RELAXED_SETTINGS)],
-    )
-    if (rows.length === 3 && rows.every((r) => r.setting === 'off')) return
-    if (attempt >= 50) throw new Error(`test postgres ignored the relaxed settings: ${JSON.stringify(rows)}`)
-    await new Promise((r) => setTimeout(r, 20))
-  }
-}
 
 /** On a shared server (TEST_DATABASE_URL) the demo templates of this run are dropped at the end. */
 async function dropDemoTemplates(adminUrl: string): Promise<void> {
