@@ -160,20 +160,27 @@ function tradableRows(day: EvalDay): EvalRow[] {
 
 function dailyIc(day: EvalDay, components: readonly string[]): DailyIc {
   const rows = tradableRows(day)
-  const retRanks = averageRanks(rows.map((r) => r.ret!))
-  const ic = (values: number[]) => (rows.length < 3 ? null : pearson(averageRanks(values), retRanks))
+  const n = rows.length
+  const retRanks = averageRanks(column(rows, (r) => r.ret!))
+  const ic = (values: Float64Array) => (n < 3 ? null : pearson(averageRanks(values), retRanks))
   const out: Record<string, number | null> = {}
   for (const name of components) {
     const present = rows.filter((r) => r.components[name] !== null && r.components[name] !== undefined)
     out[name] =
-      present.length === rows.length
-        ? ic(present.map((r) => r.components[name]!))
+      present.length === n
+        ? ic(column(rows, (r) => r.components[name]!))
         : spearman(
-            present.map((r) => r.components[name]!),
-            present.map((r) => r.ret!),
+            column(present, (r) => r.components[name]!),
+            column(present, (r) => r.ret!),
           )
   }
-  return { date: day.date, score: ic(rows.map((r) => r.score)), components: out }
+  return { date: day.date, score: ic(column(rows, (r) => r.score)), components: out }
+}
+
+function column(rows: readonly EvalRow[], value: (row: EvalRow) => number): Float64Array {
+  const out = new Float64Array(rows.length)
+  for (let i = 0; i < rows.length; i++) out[i] = value(rows[i]!)
+  return out
 }
 
 /** Mean return per score quintile on one day (rank-based buckets, ties by code); null under 5 rows. */
@@ -191,37 +198,53 @@ function quintileMeans(day: EvalDay): number[] | null {
   return sums.map((s, q) => s / counts[q]!)
 }
 
+/** Running count, mean and sum of squared deviations (Welford), and the count of positive values, of one group. */
+interface GroupTally {
+  n: number
+  mean: number
+  m2: number
+  positive: number
+}
+
 function groupStats(
   days: readonly EvalDay[],
   keyOf: (row: EvalRow, day: EvalDay) => string | null,
   order?: readonly string[],
 ): GroupStat[] {
-  const groups = new Map<string, number[]>()
+  const groups = new Map<string, GroupTally>()
   for (const day of days) {
     if (day.benchRet === null) continue
     for (const row of tradableRows(day)) {
       const key = keyOf(row, day) ?? '(none)'
-      const list = groups.get(key)
+      let g = groups.get(key)
+      if (!g) {
+        g = { n: 0, mean: 0, m2: 0, positive: 0 }
+        groups.set(key, g)
+      }
       const excess = row.ret! - day.benchRet
-      if (list) list.push(excess)
-      else groups.set(key, [excess])
+      g.n++
+      const delta = excess - g.mean
+      g.mean += delta / g.n
+      g.m2 += delta * (excess - g.mean)
+      if (excess > 0) g.positive++
     }
   }
   const keys = [...groups.keys()].sort((a, b) => {
     const ia = order ? order.indexOf(a) : -1
     const ib = order ? order.indexOf(b) : -1
     if (ia !== ib) return (ia < 0 ? 99 : ia) - (ib < 0 ? 99 : ib)
-    return groups.get(b)!.length - groups.get(a)!.length || a.localeCompare(b)
+    return groups.get(b)!.n - groups.get(a)!.n || a.localeCompare(b)
   })
   return keys.map((key) => {
-    const values = groups.get(key)!
-    const s = summarise(values)
+    const g = groups.get(key)!
+    const sd = g.n >= 2 ? Math.sqrt(g.m2 / (g.n - 1)) : null
     return {
       key,
-      count: values.length,
-      mean_excess: s.mean,
-      hit_rate: values.length ? values.filter((v) => v > 0).length / values.length : null,
-      t: s.t,
+      count: g.n,
+      mean_excess: g.mean,
+      hit_rate: g.positive / g.n,
+      // the plain t of the mean, as summarise() gives it without lags
+      t: sd ? g.mean / (sd / Math.sqrt(g.n)) : null,
     }
   })
 }

@@ -7,7 +7,7 @@ import {
   evaluateTrackRecord,
   roundTripCost,
 } from '../../src/domain/track-record.js'
-import { spearman, summarise } from '../../src/domain/track-stats.js'
+import { averageRanks, longRunVariance, spearman, summarise } from '../../src/domain/track-stats.js'
 
 function row(code: string, score: number, decision: string, ret: number | null, reason: string | null = null): EvalRow {
   return {
@@ -165,23 +165,53 @@ describe('track record of three stocks over three days (hand-computed)', () => {
 })
 
 describe('statistics', () => {
+  it('average ranks: ties share their mean rank, in the input order', () => {
+    // sorted 1 1 2 3 4 5 5 6 9: the 1s take ranks 1-2 (1.5), the 5s 6-7 (6.5)
+    expect([...averageRanks([3, 1, 4, 1, 5, 9, 2, 6, 5])]).toEqual([4, 1.5, 5, 1.5, 6.5, 9, 3, 8, 6.5])
+    expect([...averageRanks([2, 2, 2])]).toEqual([2, 2, 2])
+    expect([...averageRanks([])]).toEqual([])
+  })
+
   it('Spearman uses average ranks for ties', () => {
     expect(spearman([1, 2, 2, 3], [10, 20, 30, 40])).toBeCloseTo(0.9486832980505138, 12)
     expect(spearman([1, 1, 1], [1, 2, 3])).toBeNull()
   })
 
-  it('Newey-West widens the t of a positively autocorrelated series and equals s/sqrt(n) with no lags', () => {
+  it('the t of an unlagged mean is the plain s/sqrt(n)', () => {
     const x = [0.1, 0.12, 0.08, 0.02, 0, -0.02, 0.05, 0.07, 0.09, 0.03]
     const plain = summarise(x)
     const sd = Math.sqrt(x.reduce((s, v) => s + (v - plain.mean!) ** 2, 0) / (x.length - 1))
     expect(plain.t).toBeCloseTo(plain.mean! / (sd / Math.sqrt(x.length)), 12)
-    // lag-1 with Bartlett weight 1/2: var = (g0 + g1) / n
-    const m = plain.mean!
-    const g0 = x.reduce((s, v) => s + (v - m) ** 2, 0) / x.length
-    let g1 = 0
-    for (let t = 1; t < x.length; t++) g1 += (x[t]! - m) * (x[t - 1]! - m)
-    g1 /= x.length
-    expect(summarise(x, 1).t).toBeCloseTo(m / Math.sqrt((g0 + g1) / x.length), 12)
-    expect(Math.abs(summarise(x, 1).t!)).toBeLessThan(Math.abs(plain.t!))
+  })
+
+  it('overlapping windows: Hansen-Hodrick sums the h - 1 autocovariances unshrunk (hand-computed)', () => {
+    // x = 1 2 4 3 5 6, n = 6, mean 3.5, deviations -2.5 -1.5 0.5 -0.5 1.5 2.5
+    // 6 g0 = 6.25 + 2.25 + 0.25 + 0.25 + 2.25 + 6.25 = 17.5
+    // 6 g1 = 3.75 - 0.75 - 0.25 - 0.75 + 3.75 = 5.75
+    // 6 g2 = -1.25 + 0.75 + 0.75 - 1.25 = -1
+    // 2 lags (h = 3): 6 lrv = 17.5 + 2 (5.75) + 2 (-1) = 27, lrv = 4.5; var(mean) = 4.5 / 6 = 0.75
+    // t = 3.5 / sqrt(0.75) = 4.04145...; Bartlett would weigh g1 by 2/3 and g2 by 1/3: 6 lrv = 24.5 (t 4.2426)
+    const x = [1, 2, 4, 3, 5, 6]
+    expect(longRunVariance(x, 2)).toBeCloseTo(4.5, 12)
+    expect(summarise(x, 2).t).toBeCloseTo(3.5 / Math.sqrt(0.75), 12)
+    expect(summarise(x, 2).t).toBeCloseTo(4.041451884327381, 12)
+    expect(longRunVariance(x, 0)).toBeCloseTo(17.5 / 6, 12)
+  })
+
+  it('falls back to the Bartlett sum when the rectangular one is not positive (hand-computed)', () => {
+    // x = 1 3 1 3, mean 2, deviations -1 1 -1 1: g0 = 4/4 = 1, g1 = -3/4
+    // rectangular, 1 lag: 1 + 2 (-3/4) = -1/2, not a variance; Bartlett: 1 + 2 (1/2)(-3/4) = 1/4
+    // var(mean) = (1/4) / 4 = 1/16, t = 2 / (1/4) = 8
+    const x = [1, 3, 1, 3]
+    expect(longRunVariance(x, 1)).toBeCloseTo(0.25, 12)
+    expect(summarise(x, 1).t).toBeCloseTo(8, 12)
+  })
+
+  it('lags beyond the series stop at n - 1', () => {
+    // x = 1 2 4 3 5 6 with 10 lags uses g1..g5; 6 g3 = -0.5*-2.5 + 1.5*-1.5 + 2.5*0.5 = 1.25 - 2.25 + 1.25 = 0.25,
+    // 6 g4 = 1.5*-2.5 + 2.5*-1.5 = -7.5, 6 g5 = 2.5*-2.5 = -6.25: 6 lrv = 17.5 + 2 (5.75 - 1 + 0.25 - 7.5 - 6.25)
+    // = -8 < 0, so Bartlett over 5 lags: 17.5 + 2 (5/6 5.75 + 4/6 (-1) + 3/6 0.25 + 2/6 (-7.5) + 1/6 (-6.25))
+    // = 17.5 + 2 (4.25 / 6) = 113.5 / 6, lrv = 113.5 / 36
+    expect(longRunVariance([1, 2, 4, 3, 5, 6], 10)).toBeCloseTo(113.5 / 36, 12)
   })
 })
