@@ -2,7 +2,8 @@
  * `stockplan evaluate` on a full-size record: 5000 codes x 250 plan days of tier rows, daily rows and 5-day
  * outcomes (1.25 million of each), synthesised once in SQL in var/bench/evaluate (the evaluator reads only those
  * tables and the index bars). Times the whole evaluation (read + compute), its parts, and as a baseline in the
- * same run the bare read of the same joined rows (pg, no evaluator). Prints figures; asserts nothing.
+ * same run the bare read of the same joined rows and columns (one SQL join, pg's row decoding, no evaluator).
+ * Prints figures; asserts nothing.
  *   npx tsx bench/evaluate.bench.ts [--stocks 5000 --days 250 --rounds 3]
  */
 import path from 'node:path'
@@ -31,10 +32,11 @@ const store = await openStore(config, log)
 const db = store.db
 const services = createServices(config, log, store)
 
-const have = await sql<{ n: number; scores: number }>`
+const have = await sql<{ n: number; scores: number; components: number }>`
   select (select count(*)::int from plan_outcomes where horizon = 5) as n,
-    (select count(distinct score)::int from tier_scores) as scores`.execute(db)
-if (have.rows[0]!.n !== stocks * days || have.rows[0]!.scores < 100) {
+    (select count(distinct score)::int from tier_scores) as scores,
+    (select count(distinct pts_quality)::int from tier_scores) as components`.execute(db)
+if (have.rows[0]!.n !== stocks * days || have.rows[0]!.scores < 100 || have.rows[0]!.components < 100) {
   console.log(`synthesising ${stocks} x ${days} tier rows, daily rows and outcomes (once) ...`)
   const [, ms] = await timed(async () => {
     await db.transaction().execute(async (trx) => {
@@ -46,10 +48,14 @@ if (have.rows[0]!.n !== stocks * days || have.rows[0]!.scores < 100) {
         where extract(isodow from d) < 6 limit ${days + 5}`.execute(trx)
       await sql`insert into index_bars (code, trade_date, open, high, low, close, volume, amount)
         select '000300.SH', d, 3900 + i, 3910 + i, 3890 + i, 3900 + i * 1.2, 1, 1 from bench_days`.execute(trx)
-      await sql`insert into tier_scores (trade_date, code, score, rank, tier, theme, upside, heat, transmission, build_id)
+      // every score component varies, as on a real build: each gets its own rank IC
+      await sql`insert into tier_scores (trade_date, code, score, rank, tier, theme, upside, heat, transmission, build_id,
+          pts_momentum, pts_trend, pts_heat, pts_upside, pts_liquidity, pts_quality)
         select d, lpad(c::text, 6, '0') || '.SZ', score, 0,
           case when score >= 90 then 'main' when score >= 70 then 'observe' else 'reject' end,
-          'theme ' || (c % 40), random(), random() * 100, random(), 'bench'
+          'theme ' || (c % 40), random(), random() * 100, random(), 'bench',
+          round((random() * 20)::numeric, 2), round((random() * 20)::numeric, 2), round((random() * 20)::numeric, 2),
+          round((random() * 20)::numeric, 2), round((random() * 10)::numeric, 2), round((random() * 10)::numeric, 2)
         from (select b.d, c, round((random() * 100)::numeric, 2)::float8 as score
           from bench_days b cross join generate_series(1, ${stocks}) c where b.i <= ${days}) s`.execute(trx)
       await sql`insert into stock_daily (code, trade_date, verdict, card_rank, plan_version, logic_state, score,
@@ -80,8 +86,8 @@ const baselines: number[] = []
 let summary = ''
 for (let r = 0; r < rounds; r++) {
   const [, base] = await timed(() =>
-    sql`select o.trade_date, o.code, o.ret, o.tradable, t.score, t.upside, t.heat, t.transmission, t.theme,
-          sd.verdict, sd.logic_state
+    sql`select o.trade_date, o.code, o.ret, o.reason, t.score, t.theme,
+          ${sql.join(SCORE_COMPONENTS.map((c) => sql.ref(`t.${c}`)))}, sd.verdict, sd.logic_state
         from plan_outcomes o join tier_scores t on t.trade_date = o.trade_date and t.code = o.code
         left join stock_daily sd on sd.trade_date = o.trade_date and sd.code = o.code
         where o.horizon = 5`.execute(db),
@@ -106,7 +112,7 @@ const fmt = (xs: number[]) =>
   `median ${(median(xs) / 1000).toFixed(2)} s (runs ${xs.map((x) => (x / 1000).toFixed(2)).join(', ')})`
 console.log(`record: ${summary}`)
 console.log(`evaluate, whole (service: read + compute): ${fmt(totals)}`)
-console.log(`  read (one row per day, arrays):          ${fmt(reads)}`)
+console.log(`  read (10-date batches, JSON arrays):     ${fmt(reads)}`)
 console.log(`  compute (pure domain):                   ${fmt(computes)}`)
 console.log(`baseline: bare read of the joined rows:    ${fmt(baselines)}`)
 console.log(`ratio evaluate / bare read: ${(median(totals) / median(baselines)).toFixed(2)}`)

@@ -59,7 +59,7 @@ export function renderTearSheet(r: TrackRecordReport): string {
     `${r.rows} published rows${untradable ? `; untradable, left out: ${untradable}` : ''}`,
     '',
     tableText(
-      ['signal', 'mean IC', 'ICIR', `t (NW ${Math.max(0, r.horizon - 1)} lags)`, 'days'],
+      ['signal', 'mean IC', 'ICIR', `t (HH ${Math.max(0, r.horizon - 1)} lags)`, 'days'],
       [['score', ic] as const, ...Object.entries(r.ic.components)].map(([name, s]) => [
         name,
         num(s.mean),

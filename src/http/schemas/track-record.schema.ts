@@ -9,9 +9,9 @@ const SeriesSummary = {
   n: Type.Integer({ description: 'days with a value' }),
   mean: num,
   sd: num,
-  t: Nullable(Type.Number({ description: 'Newey-West t of the mean (h-1 lags)' })),
+  t: Nullable(Type.Number({ description: 'Hansen-Hodrick t of the mean (h-1 lags: the h-day windows overlap)' })),
 }
-const IcSummary = closed({ ...SeriesSummary, icir: num }, 'Rank IC over the days: mean, sd, Newey-West t, ICIR')
+const IcSummary = closed({ ...SeriesSummary, icir: num }, 'Rank IC over the days: mean, sd, Hansen-Hodrick t, ICIR')
 const byName = (value: TSchema, description: string) => Type.Object({}, { additionalProperties: value, description })
 
 const GroupStat = closed({

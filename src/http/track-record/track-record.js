@@ -75,7 +75,7 @@ function draw(report) {
   $('summary').replaceChildren(
     fact('Plan days', String(report.days)),
     fact('Mean rank IC', num(ic.mean), signClass(ic.mean)),
-    fact(`t (Newey-West, ${Math.max(0, report.horizon - 1)} lags)`, num(ic.t, 2)),
+    fact(`t (Hansen-Hodrick, ${Math.max(0, report.horizon - 1)} lags)`, num(ic.t, 2)),
     fact('ICIR', num(ic.icir, 2)),
     fact(
       'Top − bottom quintile',
