@@ -30,10 +30,13 @@ interface DailyDay {
 
 /**
  * Plan dates per batch: the date range lets PostgreSQL bitmap-scan the batch's pages and sort its 50,000 rows by
- * code in memory. Over the whole record the ordered aggregates walked the (date, code) index row by row instead.
+ * code (a few MB). Over the whole record the ordered aggregates walked the (date, code) index row by row instead.
  */
 const DATES_PER_BATCH = 10
-/** Batches read at once: their scans run in parallel backends while this process parses and joins another. */
+/**
+ * Batches read at once, one pooled connection each: their scans run in parallel backends (the machine's 2 cores)
+ * while this process parses and joins another; the server's pool (10) keeps room for the plan.
+ */
 const BATCHES_IN_FLIGHT = 3
 /** Every list of a day in byte order of the code, the order of `<` on these ASCII codes, whatever the collation. */
 const byCode = sql.raw('order by code collate "C"')
@@ -65,24 +68,23 @@ export function createTrackRecordRepository(db: Db) {
     components: readonly string[],
   ): Promise<Array<EvalDay & { entryDate: IsoDate }>> {
     const componentColumns = components.map((c) => sql`, json_agg(${sql.ref(c)} ${byCode}) as ${sql.ref(`c_${c}`)}`)
-    const [outcomes, tiers, daily] = await Promise.all([
-      sql<OutcomeDay>`
-        select trade_date::text as d, min(entry_date)::text as entry, min(exit_date)::text as exit,
-          min(regime) as regime, json_agg(code ${byCode}) as codes, json_agg(reason ${byCode}) as reasons,
-          json_agg(ret ${byCode}) as rets
-        from plan_outcomes where horizon = ${horizon} and trade_date between ${from}::date and ${to}::date
-        group by trade_date order by trade_date`.execute(db),
-      sql<TierDay>`
-        select trade_date::text as d, json_agg(code ${byCode}) as codes, json_agg(score ${byCode}) as scores,
-          json_agg(theme ${byCode}) as themes ${sql.join(componentColumns, sql``)}
-        from tier_scores where trade_date between ${from}::date and ${to}::date
-        group by trade_date`.execute(db),
-      sql<DailyDay>`
-        select trade_date::text as d, json_agg(code ${byCode}) as codes,
-          json_agg(verdict ${byCode}) as verdicts, json_agg(logic_state ${byCode}) as states
-        from stock_daily where trade_date between ${from}::date and ${to}::date
-        group by trade_date`.execute(db),
-    ])
+    // one query at a time: a batch holds one pooled connection, so an evaluation takes BATCHES_IN_FLIGHT of them
+    const outcomes = await sql<OutcomeDay>`
+      select trade_date::text as d, min(entry_date)::text as entry, min(exit_date)::text as exit,
+        min(regime) as regime, json_agg(code ${byCode}) as codes, json_agg(reason ${byCode}) as reasons,
+        json_agg(ret ${byCode}) as rets
+      from plan_outcomes where horizon = ${horizon} and trade_date between ${from}::date and ${to}::date
+      group by trade_date order by trade_date`.execute(db)
+    const tiers = await sql<TierDay>`
+      select trade_date::text as d, json_agg(code ${byCode}) as codes, json_agg(score ${byCode}) as scores,
+        json_agg(theme ${byCode}) as themes ${sql.join(componentColumns, sql``)}
+      from tier_scores where trade_date between ${from}::date and ${to}::date
+      group by trade_date`.execute(db)
+    const daily = await sql<DailyDay>`
+      select trade_date::text as d, json_agg(code ${byCode}) as codes,
+        json_agg(verdict ${byCode}) as verdicts, json_agg(logic_state ${byCode}) as states
+      from stock_daily where trade_date between ${from}::date and ${to}::date
+      group by trade_date`.execute(db)
     const tierByDate = new Map(tiers.rows.map((r) => [r.d, r]))
     const dailyByDate = new Map(daily.rows.map((r) => [r.d, r]))
     return outcomes.rows.map((o) => joinDay(o, tierByDate.get(o.d), dailyByDate.get(o.d), components))
