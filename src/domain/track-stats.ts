@@ -7,14 +7,17 @@
  */
 export function averageRanks(values: ArrayLike<number>): Float64Array {
   const n = values.length
-  const sorted = Float64Array.from(values).sort()
+  const sorted = new Float64Array(n)
+  for (let k = 0; k < n; k++) sorted[k] = values[k]!
+  sorted.sort()
   // rankAt[j]: the mean 1-based rank of the tie group that sorted position j belongs to
   const rankAt = new Float64Array(n)
   let i = 0
   while (i < n) {
     let j = i
     while (j + 1 < n && sorted[j + 1] === sorted[i]) j++
-    rankAt.fill((i + j) / 2 + 1, i, j + 1)
+    const rank = (i + j) / 2 + 1
+    for (let k = i; k <= j; k++) rankAt[k] = rank
     i = j + 1
   }
   const ranks = new Float64Array(n)
