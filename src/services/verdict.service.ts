@@ -7,7 +7,7 @@
 import { distinctCodes, parseCodeItems } from '../domain/code-list.js'
 import { DEFAULT_SIZES, selectRows } from '../domain/plan-assembly.js'
 import type { FullPlan, TierRow } from '../domain/plan-types.js'
-import { type VerdictEntry, verdictFor } from '../domain/verdict.js'
+import { type VerdictContext, type VerdictEntry, verdictFor } from '../domain/verdict.js'
 import { DomainError, errorText, isDomainError } from '../errors.js'
 import type { Logger } from '../logger.js'
 import type { MarketDataRepository } from '../storage/market-data.repository.js'
@@ -66,7 +66,15 @@ interface DayData {
   readonly rows: ReadonlyMap<string, TierRow>
   readonly stale: string
   readonly selection: ReturnType<typeof selectRows>
+  /** Per tier code and holding state, its entry's JSON from `decision` on (or its failure): computed once. */
+  readonly kept: { readonly free: Map<string, KeptVerdict>; readonly held: Map<string, KeptVerdict> }
 }
+
+/** A tier code's verdict apart from `input`, `code` and `name` (they vary by request), or why it failed. */
+type KeptVerdict = { readonly members: string } | { readonly error: string; readonly err: unknown }
+
+/** `{"a":1}` -> `"a":1`: members to splice into an object written by hand. */
+const members = (value: object): string => JSON.stringify(value).slice(1, -1)
 
 /** Dates whose data is kept. */
 const KEPT_DATES = 3
@@ -96,6 +104,7 @@ export function createVerdictService(deps: VerdictServiceDeps) {
       rows: new Map(ok(rows).map((r) => [r.code, r])),
       stale: ok(build)?.stale ?? '',
       selection: selectRows(full.value as FullPlan, DEFAULT_SIZES),
+      kept: { free: new Map(), held: new Map() },
     }
   }
 
@@ -113,11 +122,15 @@ export function createVerdictService(deps: VerdictServiceDeps) {
     return day
   }
 
-  /** Names (a security can be listed after the build) and holdings as of the date (they change at any time): per request. */
-  async function perRequest(codes: readonly string[], date: string) {
+  /**
+   * Holdings as of the date (they change at any time) and the names of codes whose tier row has none (a
+   * security can be listed after the build): per request.
+   */
+  async function perRequest(codes: readonly string[], date: string, day: DayData) {
+    const unnamed = codes.filter((code) => !day.rows.get(code)?.name)
     try {
       const [securities, held] = await Promise.all([
-        codes.length > 0 ? deps.market.securities(codes) : Promise.resolve([]),
+        unnamed.length > 0 ? deps.market.securities(unnamed) : Promise.resolve([]),
         deps.inputs.heldCodes(date),
       ])
       return { names: new Map(securities.map((s) => [s.code, s.name])), held }
@@ -126,26 +139,76 @@ export function createVerdictService(deps: VerdictServiceDeps) {
     }
   }
 
+  async function resolve(request: VerdictRequest) {
+    checkCodeList(request.codes)
+    const items = parseCodeItems(request.codes)
+    const date = await lookupDate(deps.latestDate, request.date)
+    // the date's data first: its failure text (tier data) is the one a 500 carries
+    const day = await dayData(date)
+    const { names, held } = await perRequest(distinctCodes(items), date, day)
+    return { items, date, day, context: { date, rows: day.rows, names, held, selection: day.selection } }
+  }
+
+  function failed(date: string, item: { input: string; code: string }, err: unknown): VerdictDataError {
+    deps.log.warn({ date, code: item.code, err: { message: errorText(err) } }, 'verdict failed for one code')
+    return { input: item.input, code: item.code, error: errorText(err, { withType: true }) }
+  }
+
+  /** A tier code's kept verdict for its holding state, computed the first time it is asked for. */
+  function keptVerdict(day: DayData, context: VerdictContext, code: string): KeptVerdict {
+    const kept = context.held.has(code) ? day.kept.held : day.kept.free
+    let verdict = kept.get(code)
+    if (!verdict) {
+      try {
+        const { input: _input, code: _code, name: _name, ...rest } = verdictFor(code, code, context)
+        verdict = { members: members(rest) }
+      } catch (err) {
+        verdict = { error: errorText(err, { withType: true }), err }
+      }
+      kept.set(code, verdict)
+    }
+    return verdict
+  }
+
   return {
     async lookup(request: VerdictRequest): Promise<VerdictList> {
-      checkCodeList(request.codes)
-      const items = parseCodeItems(request.codes)
-      const date = await lookupDate(deps.latestDate, request.date)
-      const codes = distinctCodes(items)
-      // the date's data first: its failure text (tier data) is the one a 500 carries
-      const day = await dayData(date)
-      const { names, held } = await perRequest(codes, date)
-      const context = { date, rows: day.rows, names, held, selection: day.selection }
+      const { items, date, day, context } = await resolve(request)
       const verdicts = await mapInSlices(items, (item): VerdictItem => {
         if ('error' in item) return item
         try {
           return verdictFor(item.input, item.code, context)
         } catch (err) {
-          deps.log.warn({ date, code: item.code, err: { message: errorText(err) } }, 'verdict failed for one code')
-          return { input: item.input, code: item.code, error: errorText(err, { withType: true }) }
+          return failed(date, item, err)
         }
       })
       return { date, stale: day.stale, count: verdicts.length, verdicts }
+    },
+
+    /**
+     * `JSON.stringify(await lookup(request))`, spliced: a tier code's entry apart from input, code and name is
+     * kept per date and holding state, so a request costs map lookups, not a verdict per code.
+     */
+    async lookupJson(request: VerdictRequest): Promise<string> {
+      const { items, date, day, context } = await resolve(request)
+      const parts = await mapInSlices(items, (item): string => {
+        if ('error' in item) return JSON.stringify(item)
+        const row = day.rows.get(item.code)
+        if (!row) {
+          try {
+            return JSON.stringify(verdictFor(item.input, item.code, context))
+          } catch (err) {
+            return JSON.stringify(failed(date, item, err))
+          }
+        }
+        const verdict = keptVerdict(day, context, item.code)
+        if ('error' in verdict) {
+          failed(date, item, verdict.err)
+          return JSON.stringify({ input: item.input, code: item.code, error: verdict.error })
+        }
+        const name = row.name || context.names.get(item.code) || null
+        return `{"input":${JSON.stringify(item.input)},"code":${JSON.stringify(item.code)},"name":${JSON.stringify(name)},${verdict.members}}`
+      })
+      return `{"date":${JSON.stringify(date)},"stale":${JSON.stringify(day.stale)},"count":${parts.length},"verdicts":[${parts.join(',')}]}`
     },
 
     /** The date was re-planned: its selection is stale. */

@@ -251,6 +251,45 @@ describe('GET /plan/verdict on the demo market', () => {
       expect(absent.verdicts[1]).toMatchObject({ code: '600000.SH', name: null, decision: 'absent' })
   })
 
+  it("the body is the service's lookup as JSON, spliced from entries kept per date; a new holding shows at once", async () => {
+    const { main, observe, tier } = days.get(latest)!
+    const selected = new Set([...main, ...observe].map((r) => r.code))
+    const heldSet = new Set(held)
+    const [rejected, other] = [...tier].filter((c) => !selected.has(c) && !heldSet.has(c)) as [string, string]
+    const heldInTier = held.filter((c) => tier.has(c)).slice(0, 2)
+    const codes = [
+      main[0]!.code,
+      observe[0]!.code,
+      rejected,
+      other,
+      ...heldInTier,
+      forms(main[0]!.code)[1]!, // a duplicate in another form
+      notInTier[0] ?? '603999.SH',
+      '600000',
+      'XYZ',
+    ]
+    const url = `/plan/verdict?date=${latest}&codes=${codes.join(',')}`
+    const expected = async () => JSON.stringify(await built.services.verdicts.lookup({ codes, date: latest }))
+    const first = await get(url)
+    expect(first.headers['content-type']).toBe('application/json; charset=utf-8')
+    expect(first.body).toBe(await expected())
+    expect((await get(url)).body).toBe(first.body) // now from the kept entries
+
+    await t.db
+      .insertInto('holdings')
+      .values({ code: rejected, qty: 100, cost_price: null, updated_at: latest, as_of: latest })
+      .execute()
+    try {
+      const now = await get(url)
+      expect(now.json().verdicts[2]).toMatchObject({ code: rejected, decision: 'reject', reason: 'held' })
+      expect(now.json().verdicts[3]).toEqual(first.json().verdicts[3])
+      expect(now.body).toBe(await expected())
+    } finally {
+      await t.db.deleteFrom('holdings').where('code', '=', rejected).where('as_of', '=', latest).execute()
+    }
+    expect((await get(url)).body).toBe(first.body)
+  })
+
   it('answers for a chosen tier date; 404 for a date without tier rows; 422 for a malformed date', async () => {
     const code = days.get(earlier)!.main[0]!.code
     const body = (await get(`/plan/verdict?codes=${code}&date=${earlier}`)).json()
@@ -325,24 +364,28 @@ describe('GET /plan/verdict on the demo market', () => {
     }
   })
 
-  it("reads the date's tier data once, names and holdings once per request, whatever the number of codes", async () => {
+  it("reads the date's tier data once, holdings once per request and names only for codes outside it", async () => {
     const store = countingStore(t)
     const app = await buildTestApp(store, demo.env)
     extra.push(app)
     const perTable: Array<Record<string, number>> = []
-    for (const n of [1, 50, 300]) {
+    const tierCodes = [...days.get(latest)!.tier]
+    const unknown = '900999.SH'
+    expect(tierCodes).not.toContain(unknown)
+    for (const codes of [[tierCodes[0]!, unknown], [...tierCodes.slice(0, 50), unknown], tierCodes.slice(0, 300)]) {
       store.reset()
-      const res = await app.app.inject(`/plan/verdict?date=${latest}&codes=${securities.slice(0, n).join(',')}`)
-      expect(res.json().count).toBe(n)
+      const res = await app.app.inject(`/plan/verdict?date=${latest}&codes=${codes.join(',')}`)
+      expect(res.json().count).toBe(codes.length)
       perTable.push(store.perTable())
     }
     expect(perTable[0]).toEqual({ tier_scores: 1, securities: 1, builds: 1, holdings: 1 })
     expect(perTable[1]).toEqual({ securities: 1, holdings: 1 })
-    expect(perTable[2]).toEqual(perTable[1])
+    // every code named by its tier row: no names read
+    expect(perTable[2]).toEqual({ holdings: 1 })
     // a build for the date (here: its cache dropped as the tier-table NOTIFY does) reads the tier data again
     app.services.verdicts.clear()
     store.reset()
-    await app.app.inject(`/plan/verdict?date=${latest}&codes=${securities[0]}`)
+    await app.app.inject(`/plan/verdict?date=${latest}&codes=${tierCodes[0]},${unknown}`)
     expect(store.perTable()).toEqual(perTable[0])
   })
 

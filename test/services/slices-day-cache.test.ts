@@ -28,6 +28,41 @@ describe('mapInSlices', () => {
     await mapInSlices([1, 2, 3], (n) => events.push(`item ${n}`), { sliceMs: 10, now: () => 0 })
     expect(events).toEqual(['item 1', 'item 2', 'item 3'])
   })
+
+  it('runs one slice per event-loop turn across concurrent loops, taking turns, with I/O between slices', async () => {
+    await new Promise((resolve) => setTimeout(resolve, 1)) // the turns of earlier tests are over
+    let clock = 0
+    const events: string[] = []
+    // a stand-in for I/O callbacks: one tick per event-loop turn while the loops run
+    let ticking = true
+    const tick = (): void => {
+      if (!ticking) return
+      events.push('tick')
+      setImmediate(tick)
+    }
+    setImmediate(tick)
+    const loop = (name: string) =>
+      mapInSlices(
+        [1, 2, 3, 4, 5, 6],
+        (n) => {
+          clock += 6 // two items fill a 10 ms slice
+          events.push(`${name}${n}`)
+          return n
+        },
+        { sliceMs: 10, now: () => clock },
+      )
+    const [a, b] = await Promise.all([loop('a'), loop('b')])
+    ticking = false
+    expect(a).toEqual([1, 2, 3, 4, 5, 6])
+    expect(b).toEqual([1, 2, 3, 4, 5, 6])
+    const slices = events
+      .join(' ')
+      .split('tick')
+      .map((s) => s.trim())
+      .filter((s) => s !== '')
+    // never two slices without a turn of the loop between them; b, queued behind a's second slice, then alternates
+    expect(slices).toEqual(['a1 a2', 'a3 a4', 'b1 b2', 'a5 a6', 'b3 b4', 'b5 b6'])
+  })
 })
 
 describe('DayCache', () => {

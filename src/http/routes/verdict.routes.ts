@@ -6,7 +6,7 @@ import { CodesQuery, errorResponse, IsoDateSchema, json, Ref } from '../schemas/
 import { edgeResponses } from '../schemas/responses.js'
 
 export interface VerdictRouteDeps {
-  readonly verdicts: Pick<VerdictService, 'lookup'>
+  readonly verdicts: Pick<VerdictService, 'lookupJson'>
 }
 
 const verdictRoutes: FastifyPluginAsyncTypebox<VerdictRouteDeps> = async (app, { verdicts }) => {
@@ -31,7 +31,11 @@ const verdictRoutes: FastifyPluginAsyncTypebox<VerdictRouteDeps> = async (app, {
       // the schema documents the body; entries are written as built (no per-branch matching of the union)
       serializerCompiler: () => (data) => JSON.stringify(data),
     },
-    async (req) => verdicts.lookup({ codes: requestedCodes(req.query), date: req.query.date }),
+    async (req, reply) => {
+      // the body is spliced from JSON kept per code and date (see verdict.service), not stringified here
+      const json = await verdicts.lookupJson({ codes: requestedCodes(req.query), date: req.query.date })
+      return reply.type('application/json; charset=utf-8').send(json as never)
+    },
   )
 }
 
