@@ -23,6 +23,7 @@ import type { FinancialRow, ForecastRow, MarketDataRepository } from '../storage
 import { toLogicMemory } from '../storage/plan-input.repository.js'
 import type { StockDailyRow } from '../storage/schema.js'
 import { DayCache } from './cache/day-cache.js'
+import { JsonBytes, members, utf8 } from './json-bytes.js'
 import type { LatestDate } from './latest-date.js'
 import { checkCodeList, lookupDate } from './lookup-request.js'
 import { mapInSlices } from './slices.js'
@@ -96,12 +97,15 @@ interface CodeEntry {
   readonly state: StateOf
   readonly valuation: { valuation: Valuation | null; valuation_text: string | null } | undefined
   readonly review: { company_review: CompanyReview | null; company_review_text: string | null } | undefined
-  /** The same as JSON members (no braces): `code`, `date` and the state; the valuation pair; the review pair. */
-  readonly json: { readonly state: string; readonly valuation: string; readonly review: string }
+  /**
+   * The same as UTF-8 JSON members (no braces): `code`, `date` and the state; then the valuation pair and the
+   * review pair, each with its leading comma.
+   */
+  readonly json: { readonly state: Buffer; readonly valuation: Buffer; readonly review: Buffer }
 }
 
-/** `{"a":1}` -> `"a":1`: members to splice into an object written by hand. */
-const members = (value: object | undefined): string => (value ? JSON.stringify(value).slice(1, -1) : '')
+const CLOSE = utf8('}')
+const END = utf8(']}')
 
 /** Dates whose entries are kept, and codes kept per date (more than a market has: unknown codes are kept too). */
 const KEPT_DATES = 3
@@ -256,9 +260,9 @@ export function createLogicStateService(deps: LogicStateServiceDeps) {
         review: reviewPair,
         // serialised once with the entry: a response is then spliced together, not stringified per request
         json: {
-          state: members({ code, date, ...state }),
-          valuation: members(valuationPair),
-          review: members(reviewPair),
+          state: utf8(members({ code, date, ...state })),
+          valuation: utf8(`,${members(valuationPair)}`),
+          review: utf8(`,${members(reviewPair)}`),
         },
       })
     })
@@ -324,17 +328,21 @@ export function createLogicStateService(deps: LogicStateServiceDeps) {
       return { date, count: entries.length + invalid.length, states: [...entries, ...invalid] }
     },
 
-    /** `JSON.stringify(await lookup(request))`, spliced from the entries' kept JSON. */
-    async lookupJson(request: LogicStateRequest): Promise<string> {
+    /** The UTF-8 bytes of `JSON.stringify(await lookup(request))`, spliced from the entries' kept JSON. */
+    async lookupBody(request: LogicStateRequest): Promise<Buffer> {
       const { date, valid, invalid, found, withValuation, withReview } = await resolve(request)
-      const parts = await mapInSlices(valid, ({ input }, i): string => {
+      const body = new JsonBytes().text(
+        `{"date":${JSON.stringify(date)},"count":${valid.length + invalid.length},"states":[`,
+      )
+      await mapInSlices(valid, ({ input }, i) => {
         const json = found[i]!.json
-        const valuation = withValuation ? `,${json.valuation}` : ''
-        const review = withReview ? `,${json.review}` : ''
-        return `{"input":${JSON.stringify(input)},${json.state}${valuation}${review}}`
+        body.text(`${i > 0 ? ',' : ''}{"input":${JSON.stringify(input)},`).bytes(json.state)
+        if (withValuation) body.bytes(json.valuation)
+        if (withReview) body.bytes(json.review)
+        body.bytes(CLOSE)
       })
-      for (const item of invalid) parts.push(JSON.stringify(item))
-      return `{"date":${JSON.stringify(date)},"count":${parts.length},"states":[${parts.join(',')}]}`
+      for (const [i, item] of invalid.entries()) body.text(`${valid.length + i > 0 ? ',' : ''}${JSON.stringify(item)}`)
+      return body.bytes(END).toBuffer()
     },
 
     /** The date was re-planned (its stored states changed): its kept entries are stale. */

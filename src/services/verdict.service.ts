@@ -13,6 +13,7 @@ import type { Logger } from '../logger.js'
 import type { MarketDataRepository } from '../storage/market-data.repository.js'
 import type { PlanInputRepository } from '../storage/plan-input.repository.js'
 import type { TierRepository } from '../storage/tier.repository.js'
+import { JsonBytes, members, utf8 } from './json-bytes.js'
 import type { LatestDate } from './latest-date.js'
 import { checkCodeList, lookupDate } from './lookup-request.js'
 import type { PlanService } from './plan.service.js'
@@ -70,11 +71,11 @@ interface DayData {
   readonly kept: { readonly free: Map<string, KeptVerdict>; readonly held: Map<string, KeptVerdict> }
 }
 
-/** A tier code's verdict apart from `input`, `code` and `name` (they vary by request), or why it failed. */
-type KeptVerdict = { readonly members: string } | { readonly error: string; readonly err: unknown }
-
-/** `{"a":1}` -> `"a":1`: members to splice into an object written by hand. */
-const members = (value: object): string => JSON.stringify(value).slice(1, -1)
+/**
+ * A tier code's verdict apart from `input`, `code` and `name` (they vary by request) as UTF-8 JSON, from the
+ * comma before `decision` to the closing brace; or why it failed.
+ */
+type KeptVerdict = { readonly rest: Buffer } | { readonly error: string; readonly err: unknown }
 
 /** Dates whose data is kept. */
 const KEPT_DATES = 3
@@ -161,7 +162,7 @@ export function createVerdictService(deps: VerdictServiceDeps) {
     if (!verdict) {
       try {
         const { input: _input, code: _code, name: _name, ...rest } = verdictFor(code, code, context)
-        verdict = { members: members(rest) }
+        verdict = { rest: utf8(`,${members(rest)}}`) }
       } catch (err) {
         verdict = { error: errorText(err, { withType: true }), err }
       }
@@ -185,30 +186,40 @@ export function createVerdictService(deps: VerdictServiceDeps) {
     },
 
     /**
-     * `JSON.stringify(await lookup(request))`, spliced: a tier code's entry apart from input, code and name is
-     * kept per date and holding state, so a request costs map lookups, not a verdict per code.
+     * The UTF-8 bytes of `JSON.stringify(await lookup(request))`, spliced: a tier code's entry apart from input,
+     * code and name is kept per date and holding state, so a request costs map lookups, not a verdict per code.
      */
-    async lookupJson(request: VerdictRequest): Promise<string> {
+    async lookupBody(request: VerdictRequest): Promise<Buffer> {
       const { items, date, day, context } = await resolve(request)
-      const parts = await mapInSlices(items, (item): string => {
-        if ('error' in item) return JSON.stringify(item)
+      const body = new JsonBytes().text(
+        `{"date":${JSON.stringify(date)},"stale":${JSON.stringify(day.stale)},"count":${items.length},"verdicts":[`,
+      )
+      const whole = (i: number, entry: VerdictItem): void => {
+        body.text(`${i > 0 ? ',' : ''}${JSON.stringify(entry)}`)
+      }
+      await mapInSlices(items, (item, i) => {
+        if ('error' in item) return whole(i, item)
         const row = day.rows.get(item.code)
         if (!row) {
           try {
-            return JSON.stringify(verdictFor(item.input, item.code, context))
+            return whole(i, verdictFor(item.input, item.code, context))
           } catch (err) {
-            return JSON.stringify(failed(date, item, err))
+            return whole(i, failed(date, item, err))
           }
         }
         const verdict = keptVerdict(day, context, item.code)
         if ('error' in verdict) {
           failed(date, item, verdict.err)
-          return JSON.stringify({ input: item.input, code: item.code, error: verdict.error })
+          return whole(i, { input: item.input, code: item.code, error: verdict.error })
         }
         const name = row.name || context.names.get(item.code) || null
-        return `{"input":${JSON.stringify(item.input)},"code":${JSON.stringify(item.code)},"name":${JSON.stringify(name)},${verdict.members}}`
+        body
+          .text(
+            `${i > 0 ? ',' : ''}{"input":${JSON.stringify(item.input)},"code":${JSON.stringify(item.code)},"name":${JSON.stringify(name)}`,
+          )
+          .bytes(verdict.rest)
       })
-      return `{"date":${JSON.stringify(date)},"stale":${JSON.stringify(day.stale)},"count":${parts.length},"verdicts":[${parts.join(',')}]}`
+      return body.text(']}').toBuffer()
     },
 
     /** The date was re-planned: its selection is stale. */

@@ -194,15 +194,17 @@ describe('logic state service failures', () => {
     const { service: s } = service(repo)
     const request = { codes: ['600001', 'bad', '600002.SH', 'SH600001'] }
     const failed = await s.lookup(request)
-    expect(await s.lookupJson(request)).toBe(JSON.stringify(failed))
+    expect((await s.lookupBody(request)).toString()).toBe(JSON.stringify(failed))
     expect(Object.keys(failed.states[0]!)).not.toContain('valuation')
     failPe = false
     const answered = await s.lookup(request)
     expect(answered.states[0]).toMatchObject({ valuation: null, valuation_text: null })
     const reads = peReads
     // now kept: the same and overlapping requests read nothing more and give the same JSON
-    expect(await s.lookupJson(request)).toBe(JSON.stringify(answered))
-    expect(JSON.parse(await s.lookupJson({ codes: ['600002'] }))).toEqual(await s.lookup({ codes: ['600002'] }))
+    expect((await s.lookupBody(request)).toString()).toBe(JSON.stringify(answered))
+    expect(JSON.parse((await s.lookupBody({ codes: ['600002'] })).toString())).toEqual(
+      await s.lookup({ codes: ['600002'] }),
+    )
     expect(peReads).toBe(reads)
     s.forgetDate(DATE)
     await s.lookup(request)

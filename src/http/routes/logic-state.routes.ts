@@ -6,7 +6,7 @@ import { CodesQuery, errorResponse, IsoDateSchema, json, Ref } from '../schemas/
 import { edgeResponses } from '../schemas/responses.js'
 
 export interface LogicStateRouteDeps {
-  readonly logicStates: Pick<LogicStateService, 'lookupJson'>
+  readonly logicStates: Pick<LogicStateService, 'lookupBody'>
 }
 
 const logicStateRoutes: FastifyPluginAsyncTypebox<LogicStateRouteDeps> = async (app, { logicStates }) => {
@@ -32,8 +32,8 @@ const logicStateRoutes: FastifyPluginAsyncTypebox<LogicStateRouteDeps> = async (
     },
     async (req, reply) => {
       // the body is spliced from JSON kept per code and date (see logic-state.service), not stringified here
-      const json = await logicStates.lookupJson({ codes: requestedCodes(req.query), date: req.query.date })
-      return reply.type('application/json; charset=utf-8').send(json as never)
+      const body = await logicStates.lookupBody({ codes: requestedCodes(req.query), date: req.query.date })
+      return reply.type('application/json; charset=utf-8').send(body)
     },
   )
 }

@@ -6,7 +6,7 @@ import { CodesQuery, errorResponse, IsoDateSchema, json, Ref } from '../schemas/
 import { edgeResponses } from '../schemas/responses.js'
 
 export interface VerdictRouteDeps {
-  readonly verdicts: Pick<VerdictService, 'lookupJson'>
+  readonly verdicts: Pick<VerdictService, 'lookupBody'>
 }
 
 const verdictRoutes: FastifyPluginAsyncTypebox<VerdictRouteDeps> = async (app, { verdicts }) => {
@@ -33,8 +33,8 @@ const verdictRoutes: FastifyPluginAsyncTypebox<VerdictRouteDeps> = async (app, {
     },
     async (req, reply) => {
       // the body is spliced from JSON kept per code and date (see verdict.service), not stringified here
-      const json = await verdicts.lookupJson({ codes: requestedCodes(req.query), date: req.query.date })
-      return reply.type('application/json; charset=utf-8').send(json as never)
+      const body = await verdicts.lookupBody({ codes: requestedCodes(req.query), date: req.query.date })
+      return reply.type('application/json; charset=utf-8').send(body)
     },
   )
 }
