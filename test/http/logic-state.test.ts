@@ -218,7 +218,15 @@ describe('GET /logic_state on the demo market', () => {
     const query = encodeURIComponent(
       ` ${symbol} ,12345,${a},${b.toLowerCase()}, ,${a.slice(-2)}${symbol},600519.SZ,${b}`,
     )
-    const body = (await get(`/logic_state?date=${planned}&codes=${query}&code=${tierCodes[5]}`)).json()
+    const res = await get(`/logic_state?date=${planned}&codes=${query}&code=${tierCodes[5]}`)
+    // the body is spliced from kept bytes: exactly the service's lookup as JSON
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8')
+    const codes = decodeURIComponent(query)
+      .split(',')
+      .map((c) => c.trim())
+      .filter((c) => c !== '')
+    expect(res.body).toBe(JSON.stringify(await built.services.logicStates.lookup({ codes, date: planned })))
+    const body = res.json()
     expect(body.states.map((s: Entry) => s.input)).toEqual([symbol, b.toLowerCase(), '12345', '600519.SZ'])
     expect(body.states.map((s: Entry) => s.code)).toEqual([a, b, undefined, undefined])
     expect(body.count).toBe(4)
@@ -227,8 +235,9 @@ describe('GET /logic_state on the demo market', () => {
       expect(typeof e.error).toBe('string')
     }
     // only errors: still 200
-    const errors = (await get('/logic_state?codes=1,2')).json()
-    expect(errors).toMatchObject({ count: 2, states: [{ input: '1' }, { input: '2' }] })
+    const errors = await get('/logic_state?codes=1,2')
+    expect(errors.json()).toMatchObject({ count: 2, states: [{ input: '1' }, { input: '2' }] })
+    expect(errors.body).toBe(JSON.stringify(await built.services.logicStates.lookup({ codes: ['1', '2'] })))
   })
 
   it('attaches the valuation the build used: its neutral value gives the tier table upside', async () => {
