@@ -1,10 +1,11 @@
 /**
  * The longest event-loop stall while the server's long work runs in this process: the build, plan and push-pool
- * jobs (as when XXL-JOB triggers the chain in-process), a live assembly of GET /plan, a snapshot read, and
- * 1000-code /plan/verdict and /logic_state requests, cold (first for the date) and warm. A 5 ms timer measures
+ * jobs (as when XXL-JOB triggers the chain in-process), a live assembly of GET /plan, a snapshot read, a
+ * POST /plan/refresh, and 1000-code /plan/verdict and /logic_state requests, cold (first for the date), warm
+ * and eight at once. A 5 ms timer measures
  * each stall twice: wall time (includes waiting for a CPU on a busy machine) and the process CPU spent during it
  * (what this process itself blocked the loop with). Prints figures; asserts nothing.
- *   npx tsx bench/loop-stall.bench.ts [--stocks 800 --days 160]
+ *   npx tsx bench/loop-stall.bench.ts [--stocks 800 --days 320]   (the demo's size by default)
  * BENCH_SERVICE_ROOT=<another checkout> measures that checkout's service code instead (before/after in one run).
  */
 import path from 'node:path'
@@ -20,7 +21,7 @@ const { createServices } = (await import(path.join(root, 'src/compose.ts'))) as 
 const { buildApp } = (await import(path.join(root, 'src/http/app.ts'))) as { buildApp: typeof BuildApp }
 const { createLogger } = (await import(path.join(root, 'src/logger.ts'))) as { createLogger: typeof CreateLogger }
 
-const m = await benchMarket({}, { stocks: 800, days: 160 })
+const m = await benchMarket({}, { stocks: 800, days: 320 })
 const signal = new AbortController().signal
 await ensurePlanned(m, [m.lastDate], signal)
 const log = createLogger({ logLevel: 'warn' })
@@ -80,10 +81,17 @@ await stall('live assembly (snapshot off, cache off)', () =>
   live.plans.getPlan({ date: m.lastDate, sizes, nocache: true }),
 )
 await stall('snapshot read (nocache=1)', () => services.plans.getPlan({ date: m.lastDate, sizes, nocache: true }))
+await stall('POST /plan/refresh', async () => {
+  const res = await app.inject({ method: 'POST', url: `/plan/refresh?date=${m.lastDate}` })
+  if (res.statusCode !== 200) throw new Error(`/plan/refresh: ${res.statusCode}`)
+})
 await stall('GET /plan/verdict 1000 codes, first', () => get(`/plan/verdict?${query}`))
 await stall('GET /plan/verdict 1000 codes, again', () => get(`/plan/verdict?${query}`))
 await stall('GET /logic_state 1000 codes, first', () => get(`/logic_state?${query}`))
 await stall('GET /logic_state 1000 codes, again', () => get(`/logic_state?${query}`))
+await stall('8 x GET /plan/verdict 1000 codes at once', () =>
+  Promise.all(Array.from({ length: 8 }, () => get(`/plan/verdict?${query}`))),
+)
 await stall('8 x GET /logic_state 1000 codes at once', () =>
   Promise.all(Array.from({ length: 8 }, () => get(`/logic_state?${query}`))),
 )
