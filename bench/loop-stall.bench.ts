@@ -73,6 +73,8 @@ const get = async (url: string) => {
 }
 
 console.log(`service code from ${root}; market ${path.basename(path.dirname(m.config.pgDataDir))}, date ${m.lastDate}`)
+// the app's first request pays a one-off warm-up (hundreds of ms, whatever the route): measured on its own
+await stall('first request through the app (GET /health)', () => get('/health'))
 await stall(`build ${m.lastDate}`, () => services.steps.build({ date: m.lastDate }, signal))
 await stall('plan job', () => services.steps.plan({ date: m.lastDate }, signal))
 await stall('push-pool job', () => services.steps['push-pool']({ date: m.lastDate }, signal))
