@@ -28,6 +28,19 @@ const rounds = flag('rounds', 5)
 const seconds = flag('seconds', 8)
 const connections = flag('connections', 50)
 const profile = process.argv.includes('--profile')
+const ladder = process.argv.includes('--ladder')
+/** bench/servers/fastify-ladder.ts's steps: the service's pieces added one at a time onto bare Fastify. */
+const LADDER = [
+  'bare Fastify',
+  '+ pino access line',
+  '+ service options',
+  '+ query schema',
+  '+ query checks',
+  '+ onResponse hook',
+  '+ error handler',
+  '+ process metrics',
+  '+ swagger, resp schema',
+]
 const basePort = Number(process.env.BENCH_PORT ?? 8370)
 const CLK_TCK = Number((await run('getconf', ['CLK_TCK'])).stdout.trim())
 
@@ -49,7 +62,7 @@ interface Server {
 async function start(name: string, port: number, script: string, args: string[], env: NodeJS.ProcessEnv) {
   const child = await startProcess(script, args, env, {
     ready: `http://127.0.0.1:${port}/plan`,
-    stdout: isService(name) ? stdoutOf(name) : undefined,
+    stdout: isService(name) || name.startsWith('ladder') ? stdoutOf(name) : undefined,
     execArgv: profile ? ['--cpu-prof', '--cpu-prof-dir', profDirOf(name)] : [],
   })
   return { name, url: `http://127.0.0.1:${port}/plan`, child }
@@ -136,6 +149,19 @@ const servers: Server[] = [
   await start('bare node:http', basePort + 1, 'bench/servers/bare-node.ts', [String(basePort + 1), bodyFile], env),
   await start('bare Fastify', basePort + 2, 'bench/servers/bare-fastify.ts', [String(basePort + 2), bodyFile], env),
   service,
+  ...(ladder
+    ? await Promise.all(
+        LADDER.map((step, i) =>
+          start(
+            `ladder ${i} ${step}`,
+            basePort + 10 + i,
+            'bench/servers/fastify-ladder.ts',
+            [String(basePort + 10 + i), bodyFile, String(i)],
+            env,
+          ),
+        ),
+      )
+    : []),
   ...(beforeRoot
     ? [
         await start('service, before', basePort + 3, path.join(beforeRoot, 'bin/stockplan.js'), ['serve'], {
@@ -177,13 +203,13 @@ const baseline = results.get('bare node:http')!
 const spread = (xs: number[], digits: number): string =>
   `${median(xs).toFixed(digits)} [${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)}]`
 console.log(
-  '\nserver            CPU µs/req (median [min–max])  ratio to bare node   req/s          server CPU  wrk CPU  non-2xx',
+  `\n${'server'.padEnd(32)} CPU µs/req (median [min–max])  ratio to bare node   req/s          server CPU  wrk CPU  non-2xx`,
 )
 for (const s of servers) {
   const rs = results.get(s.name)!
   const ratios = rs.map((x, i) => x.serverUs / baseline[i]!.serverUs)
   console.log(
-    `${s.name.padEnd(17)} ${spread(
+    `${s.name.padEnd(32)} ${spread(
       rs.map((x) => x.serverUs),
       1,
     ).padEnd(30)} ${spread(ratios, 2).padEnd(20)} ${spread(
@@ -195,6 +221,17 @@ for (const s of servers) {
       .toFixed(0)
       .padStart(5)} %  ${rs.reduce((n, x) => n + x.non2xx, 0)}`,
   )
+}
+if (ladder) {
+  // each step against the one below it, paired within a round
+  console.log(`\n${'ablation ladder (cumulative)'.padEnd(32)} CPU µs/req  delta to the step below, median [min–max]`)
+  const steps = servers.filter((s) => s.name.startsWith('ladder'))
+  steps.forEach((s, i) => {
+    const rs = results.get(s.name)!.map((x) => x.serverUs)
+    const below = i === 0 ? undefined : results.get(steps[i - 1]!.name)!.map((x) => x.serverUs)
+    const deltas = below ? rs.map((x, r) => x - below[r]!) : undefined
+    console.log(`${s.name.padEnd(32)} ${median(rs).toFixed(1).padStart(10)}  ${deltas ? spread(deltas, 1) : ''}`)
+  })
 }
 const loadgenBound = servers.some((s) => results.get(s.name)!.some((x) => x.wrkCpu >= x.serverCpu))
 console.log(

@@ -45,9 +45,10 @@ export interface AppDeps {
 export const APP_VERSION = '0.1'
 const HEALTH_PROBE_MS = 1500
 
-export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const app = Fastify({
-    loggerInstance: deps.log as FastifyBaseLogger,
+/** The Fastify options of the service's app (also built by bench/servers/fastify-ladder.ts, piece by piece). */
+export function fastifyOptions(log: Logger) {
+  return {
+    loggerInstance: log as FastifyBaseLogger,
     // one access line per request comes from our own onResponse hook (and the plan route's richer line)
     logController: new LogController({ disableRequestLogging: true }),
     childLoggerFactory: lazyRequestLogger,
@@ -68,7 +69,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         strictNumbers: false,
       },
     },
-  }).withTypeProvider<TypeBoxTypeProvider>()
+  } as const
+}
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify(fastifyOptions(deps.log)).withTypeProvider<TypeBoxTypeProvider>()
 
   installErrorHandler(app)
   const metrics = deps.metrics ?? createMetrics({ defaults: false })

@@ -14,7 +14,7 @@ export interface PlanRouteDeps {
   readonly plans: PlanService
 }
 
-const PlanQuery = Type.Object({
+export const PlanQuery = Type.Object({
   date: Type.Optional(IsoDateSchema),
   format: Type.Optional(Type.String({ default: 'json', description: '`md` returns Markdown; any other value JSON' })),
   top: Type.Optional(
