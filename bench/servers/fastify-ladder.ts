@@ -25,7 +25,7 @@ const body = readFileSync(file)
 const log = createLogger({ logLevel: 'info' })
 const app: FastifyInstance = step >= 2 ? Fastify(fastifyOptions(log)) : Fastify({ logger: false })
 if (step >= 6) installErrorHandler(app)
-if (step >= 5) installAccessLog(app, { log, metrics: createMetrics({ defaults: step < 7 }) })
+if (step >= 5) installAccessLog(app, { log, metrics: createMetrics({ defaults: step >= 7 }) })
 if (step >= 8) {
   for (const schema of componentSchemas) app.addSchema(schema)
   await app.register(swagger, openapiOptions('0.1'))

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, preValidationHookHandler } from 'fastify'
 import { unprocessable } from '../error-status.js'
 
 interface QuerySchema {
@@ -11,23 +11,30 @@ const shown = (value: string): string => JSON.stringify(value.length > 40 ? `${v
 
 /**
  * Before the schema coerces the query: each parameter the route knows is given at most once, and an integer
- * parameter is a decimal integer (ajv's coercion would take `0x2`, `1e1`, `+5`, `0b1` or `Infinity`).
+ * parameter is a decimal integer (ajv's coercion would take `0x2`, `1e1`, `+5`, `0b1` or `Infinity`). The check is
+ * bound to each route with a query schema when it is registered: a route without one runs no hook, and a request
+ * reads no route options (Fastify builds them afresh on every read).
  */
 export function installQueryChecks(app: FastifyInstance): void {
-  // a callback hook, not an async one: no promise per request on the cached plan path
-  app.addHook('preValidation', (req, _reply, done) => {
-    const schema = req.routeOptions.schema?.querystring as QuerySchema | undefined
-    const known = schema?.properties
-    if (known) {
-      for (const [name, value] of Object.entries(req.query as Record<string, unknown>)) {
+  app.addHook('onRoute', (route) => {
+    const known = (route.schema?.querystring as QuerySchema | undefined)?.properties
+    if (!known) return
+    const check: preValidationHookHandler = (req, _reply, done) => {
+      // a callback hook, not an async one: no promise per request on the cached plan path
+      const query = req.query as Record<string, unknown>
+      for (const name in query) {
         const property = known[name]
         if (!property) continue
+        const value = query[name]
         if (Array.isArray(value)) return done(unprocessable(`${name} must be given once, not ${value.length} times`))
         if (property.type === 'integer' && typeof value === 'string' && !DECIMAL_INTEGER.test(value)) {
           return done(unprocessable(`${name} must be a decimal integer, e.g. ${name}=10 (got ${shown(value)})`))
         }
       }
+      done()
     }
-    done()
+    const own = route.preValidation === undefined ? [] : [route.preValidation].flat()
+    // before the route's own: a new array, as Fastify copied these options for the route's HEAD twin
+    route.preValidation = [check, ...own]
   })
 }
