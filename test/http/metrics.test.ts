@@ -49,4 +49,23 @@ describe('GET /metrics', () => {
     expect(text).toContain('callback_outbox_depth 0')
     expect(text).toContain('plan_live_assembly_seconds_count')
   })
+  it('counts each request once under its route, HEAD apart, and requests no route matched as unmatched', async () => {
+    const count = async (labels: string) => counter((await app.inject('/metrics')).body, 'http_requests_total', labels)
+    const head = 'route="/plan",method="HEAD",status="200"'
+    const notFound = 'route="unmatched",method="GET",status="404"'
+    const notAllowed = 'route="unmatched",method="DELETE",status="405"'
+    const repeated = 'route="/plan",method="GET",status="422"'
+    const before = await Promise.all([head, notFound, notAllowed, repeated].map(count))
+    expect((await app.inject({ method: 'HEAD', url: '/plan' })).statusCode).toBe(200)
+    expect((await app.inject('/no-such-path')).statusCode).toBe(404)
+    expect((await app.inject('/no-such-path')).statusCode).toBe(404)
+    expect((await app.inject({ method: 'DELETE', url: '/plan' })).statusCode).toBe(405)
+    // the query checks are bound to the route: a repeated parameter is still refused before the schema coerces it
+    const twice = await app.inject('/plan?top=5&top=6')
+    expect(twice.statusCode).toBe(422)
+    expect(twice.json().detail).toBe('top must be given once, not 2 times')
+    const after = await Promise.all([head, notFound, notAllowed, repeated].map(count))
+    const moved = after.map((n, i) => n - (Number.isNaN(before[i]!) ? 0 : before[i]!))
+    expect(moved).toEqual([1, 2, 1, 1])
+  })
 })
