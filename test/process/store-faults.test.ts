@@ -26,6 +26,12 @@ async function get(url: string, init: RequestInit = {}): Promise<Answer> {
   return { status: res.status, body, text, ms: Date.now() - started }
 }
 
+/** The log lines of a server's output that report a failure (pino error or fatal, or an unhandled error). */
+function serverErrors(output: string): string {
+  const lines = output.split('\n').filter((l) => /"level":(50|60)\b|unhandled error/i.test(l))
+  return lines.slice(0, 20).join('\n') || '(none)'
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** Polls `done` every 20 ms until it holds; throws `what()` after `timeoutMs`. */
@@ -80,6 +86,7 @@ describe('store faults under a real server process', () => {
       let stop = false
       const statuses: number[] = []
       const unexpected: string[] = []
+      const logFrom = server.output().length
       /** Per worker, the answers to requests it sent after the kill. */
       const answeredAfterKill = new Array<number>(workerCount).fill(0)
       const worker = async (offset: number) => {
@@ -127,7 +134,10 @@ describe('store faults under a real server process', () => {
         expect(server.child.exitCode, `trial ${trial}:\n${server.output().slice(-3000)}`).toBeNull()
         expect(inflightAtKill, `trial ${trial}: the kill landed while requests were in flight`).toBeGreaterThan(0)
         expect(statuses, `trial ${trial}`).not.toContain(-1)
-        expect(unexpected, `trial ${trial}: ${JSON.stringify(unexpected)}`).toEqual([])
+        expect(
+          unexpected,
+          `trial ${trial}: ${JSON.stringify(unexpected)}\nserver errors:\n${serverErrors(server.output().slice(logFrom))}`,
+        ).toEqual([])
         storeDownAnswers += statuses.filter((s) => s >= 500).length
         const health = await get(`${server.url}/health`)
         expect(health.status).toBe(200)
