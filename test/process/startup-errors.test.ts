@@ -39,6 +39,8 @@ describe('start-up failures name the setting and the fix, and exit within 10 s',
     await rm(root, { recursive: true, force: true })
   })
 
+  // the six misconfigurations below run side by side (each CLI mostly waits on a refused, silent or missing store);
+  // the taken-port case starts a real PostgreSQL and runs after them, alone
   async function expectFailure(env: Record<string, string>, ...patterns: RegExp[]): Promise<void> {
     const run = await runCli(['serve'], { PORT: '0', ...env }, { timeoutMs: 60_000, mark: /opening the store/ })
     expect(run.signal, run.output).toBeNull() // it exited by itself, not killed by the test's timeout
@@ -49,7 +51,7 @@ describe('start-up failures name the setting and the fix, and exit within 10 s',
     for (const pattern of patterns) expect(run.output).toMatch(pattern)
   }
 
-  it('DATABASE_URL to a closed port', async () => {
+  it.concurrent('DATABASE_URL to a closed port', async () => {
     const port = await freePort()
     await expectFailure(
       { DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/stockplan` },
@@ -58,7 +60,7 @@ describe('start-up failures name the setting and the fix, and exit within 10 s',
     )
   })
 
-  it('DATABASE_URL to an address that never answers', async () => {
+  it.concurrent('DATABASE_URL to an address that never answers', async () => {
     const hole = await blackHole()
     try {
       await expectFailure(
@@ -71,7 +73,7 @@ describe('start-up failures name the setting and the fix, and exit within 10 s',
     }
   })
 
-  it('DATABASE_URL naming a database that does not exist', async () => {
+  it.concurrent('DATABASE_URL naming a database that does not exist', async () => {
     const url = new URL(inject('pgAdminUrl'))
     url.pathname = '/no_such_database_16'
     await expectFailure(
@@ -81,7 +83,7 @@ describe('start-up failures name the setting and the fix, and exit within 10 s',
     )
   })
 
-  it('PG_DATA_DIR under a regular file', async () => {
+  it.concurrent('PG_DATA_DIR under a regular file', async () => {
     const file = path.join(root, 'a-file')
     await writeFile(file, 'x')
     await expectFailure(
@@ -91,7 +93,7 @@ describe('start-up failures name the setting and the fix, and exit within 10 s',
     )
   })
 
-  it('PG_DATA_DIR on a read-only file system (a read-only tmpfs mount)', async () => {
+  it.concurrent('PG_DATA_DIR on a read-only file system (a read-only tmpfs mount)', async () => {
     const ro = path.join(root, 'ro')
     await mkdir(ro)
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'ro,size=1m', 'tmpfs', ro])
@@ -102,7 +104,7 @@ describe('start-up failures name the setting and the fix, and exit within 10 s',
     )
   })
 
-  it('PG_DATA_DIR under /proc (used to spin forever)', async () => {
+  it.concurrent('PG_DATA_DIR under /proc (used to spin forever)', async () => {
     await expectFailure({ PG_DATA_DIR: '/proc/nope/pg' }, /PG_DATA_DIR=\/proc\/nope\/pg cannot be created/)
   })
 
