@@ -9,24 +9,17 @@
 import path from 'node:path'
 import { sql } from 'kysely'
 import { createServices } from '../src/compose.js'
-import { loadConfig } from '../src/config.js'
 import { evaluateTrackRecord, SCORE_COMPONENTS } from '../src/domain/track-record.js'
 import { createLogger } from '../src/logger.js'
 import { openStore } from '../src/storage/store.js'
 import { createTrackRecordRepository } from '../src/storage/track-record.repository.js'
-import { flag, median, timed } from './support.js'
+import { benchConfig, flag, median, timed } from './support.js'
 
 const stocks = flag('stocks', 5000)
 const days = flag('days', 250)
 const rounds = flag('rounds', 3)
 const root = path.resolve('var/bench/evaluate', `${stocks}x${days}`)
-const config = loadConfig({
-  ...process.env,
-  LOG_LEVEL: 'warn',
-  PG_DATA_DIR: path.join(root, 'pg'),
-  PLAN_DATA_DIR: path.join(root, 'plan'),
-  ...(process.env.BENCH_DATABASE_URL ? { DATABASE_URL: process.env.BENCH_DATABASE_URL } : { DATABASE_URL: '' }),
-})
+const config = benchConfig(root)
 const log = createLogger(config)
 const store = await openStore(config, log)
 const db = store.db

@@ -17,7 +17,7 @@ import { fork } from 'node:child_process'
 import { readFile, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { summariseProfile } from './cpu-profile.js'
-import { benchMarket, ensurePlanned, flag, startService, stopProcess } from './support.js'
+import { benchMarket, ensurePlanned, flag, startService, stopProcess, thousandCodeQuery } from './support.js'
 
 const concurrency = flag('concurrency', 8)
 const seconds = flag('seconds', 10)
@@ -26,15 +26,7 @@ const base = `http://127.0.0.1:${port}`
 
 const market = await benchMarket({}, { stocks: 800, days: 320 })
 await ensurePlanned(market, [market.lastDate], new AbortController().signal)
-const tier = await market.store.db
-  .selectFrom('tier_scores')
-  .select('code')
-  .where('trade_date', '=', market.lastDate)
-  .orderBy('code')
-  .execute()
-const codes = tier.map((r) => r.code).slice(0, 1000)
-for (let n = 1; codes.length < 1000; n++) codes.push(`${String(900000 + n).padStart(6, '0')}.SH`)
-const query = `codes=${codes.join(',')}&date=${market.lastDate}`
+const { query, tierCodes } = await thousandCodeQuery(market)
 
 const profile = process.argv.includes('--profile')
 const profDir = path.resolve('var/bench/lookup-load-prof')
@@ -137,8 +129,8 @@ async function measure(label: string, path: string): Promise<void> {
 }
 
 console.log(
-  `market ${market.config.pgDataDir.split('/').at(-2)}, date ${market.lastDate}: ${tier.length} tier codes + ${
-    1000 - Math.min(1000, tier.length)
+  `market ${market.config.pgDataDir.split('/').at(-2)}, date ${market.lastDate}: ${tierCodes} tier codes + ${
+    1000 - Math.min(1000, tierCodes)
   } unknown = 1000 codes per request`,
 )
 await measure('GET /plan/verdict', '/plan/verdict')

@@ -12,7 +12,7 @@ import path from 'node:path'
 import type { createServices as CreateServices } from '../src/compose.js'
 import type { buildApp as BuildApp } from '../src/http/app.js'
 import type { createLogger as CreateLogger } from '../src/logger.js'
-import { benchMarket, ensurePlanned } from './support.js'
+import { benchMarket, ensurePlanned, thousandCodeQuery } from './support.js'
 
 const root = path.resolve(process.env.BENCH_SERVICE_ROOT ?? '.')
 const { createServices } = (await import(path.join(root, 'src/compose.ts'))) as {
@@ -58,15 +58,7 @@ async function stall(label: string, work: () => Promise<unknown>): Promise<void>
   )
 }
 
-const tier = await m.store.db
-  .selectFrom('tier_scores')
-  .select('code')
-  .where('trade_date', '=', m.lastDate)
-  .orderBy('code')
-  .execute()
-const codes = tier.map((r) => r.code).slice(0, 1000)
-for (let n = 1; codes.length < 1000; n++) codes.push(`${String(900000 + n).padStart(6, '0')}.SH`)
-const query = `codes=${codes.join(',')}&date=${m.lastDate}`
+const { query } = await thousandCodeQuery(m)
 const get = async (url: string) => {
   const res = await app.inject(url)
   if (res.statusCode !== 200) throw new Error(`${url.slice(0, 60)}: ${res.statusCode}`)

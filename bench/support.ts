@@ -42,6 +42,18 @@ export async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
   return [value, performance.now() - started]
 }
 
+/** A bench's settings: its own embedded PostgreSQL and plan files under `root` (or BENCH_DATABASE_URL), warnings only. */
+export function benchConfig(root: string, env: Record<string, string> = {}): Config {
+  return loadConfig({
+    ...process.env,
+    LOG_LEVEL: 'warn',
+    PG_DATA_DIR: path.join(root, 'pg'),
+    PLAN_DATA_DIR: path.join(root, 'plan'),
+    DATABASE_URL: process.env.BENCH_DATABASE_URL || '',
+    ...env,
+  })
+}
+
 /**
  * The full demo market (default 5000 stocks x 250 days, or the given defaults; --stocks/--days override) in its own embedded PostgreSQL under var/bench,
  * generated and imported once and reused by later runs (BENCH_DATABASE_URL points elsewhere instead).
@@ -53,14 +65,7 @@ export async function benchMarket(
   const stocks = flag('stocks', defaults.stocks)
   const days = flag('days', defaults.days)
   const root = path.resolve('var/bench', `${stocks}x${days}`)
-  const config = loadConfig({
-    ...process.env,
-    LOG_LEVEL: 'warn',
-    PG_DATA_DIR: path.join(root, 'pg'),
-    PLAN_DATA_DIR: path.join(root, 'plan'),
-    ...(process.env.BENCH_DATABASE_URL ? { DATABASE_URL: process.env.BENCH_DATABASE_URL } : { DATABASE_URL: '' }),
-    ...env,
-  })
+  const config = benchConfig(root, env)
   const log = createLogger(config)
   const store = await openStore(config, log, { poolMax: 20 })
   const services = createServices(config, log, store, { listen: true })
@@ -117,6 +122,19 @@ export async function ensurePlanned(market: BenchMarket, dates: readonly string[
     const [, ms] = await timed(() => market.services.chain({ date }, signal))
     console.log(`chain ${date}: ${(ms / 1000).toFixed(1)} s (setup)`)
   }
+}
+
+/** The query of a 1000-code lookup on the market's last date: its tier codes, padded with codes it does not list. */
+export async function thousandCodeQuery(market: BenchMarket): Promise<{ query: string; tierCodes: number }> {
+  const tier = await market.store.db
+    .selectFrom('tier_scores')
+    .select('code')
+    .where('trade_date', '=', market.lastDate)
+    .orderBy('code')
+    .execute()
+  const codes = tier.map((r) => r.code).slice(0, 1000)
+  for (let n = 1; codes.length < 1000; n++) codes.push(`${String(900000 + n).padStart(6, '0')}.SH`)
+  return { query: `codes=${codes.join(',')}&date=${market.lastDate}`, tierCodes: tier.length }
 }
 
 /**

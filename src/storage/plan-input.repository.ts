@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import type { LogicMemory } from '../domain/logic-state.js'
 import type { EvidenceEdge, Quote, TierRow, TradeFlag } from '../domain/plan-types.js'
+import { SCORE_COMPONENTS } from '../domain/track-record.js'
 import type { Db } from './db.js'
 import type { IsoDate, StockDailyRow } from './schema.js'
 
@@ -38,12 +39,7 @@ const TIER_COLUMNS = [
   'listed_days',
   'amount_ma20',
   'invalidated',
-  'pts_momentum',
-  'pts_trend',
-  'pts_heat',
-  'pts_upside',
-  'pts_liquidity',
-  'pts_quality',
+  ...SCORE_COMPONENTS,
   'score_pct',
   'tier_rule',
   'flags',
