@@ -46,10 +46,12 @@ export interface PlanDaysDeps {
  * unusable snapshot, or snapshot mode off, assembles the `_full` live from the store.
  */
 export function createPlanDays(deps: PlanDaysDeps) {
-  async function readSnapshot(date: string): Promise<{ read: SnapshotRead; stamp: string | undefined }> {
-    const stamp = await deps.files.snapshotStamp(date)
-    return { read: stamp === undefined ? NO_FILE : await deps.files.readSnapshot(date), stamp }
-  }
+  /** The snapshot as of `stamp` (its size and mtime); no file, no read. */
+  const readAt = (date: string, stamp: string | undefined): Promise<SnapshotRead> =>
+    stamp === undefined ? Promise.resolve(NO_FILE) : deps.files.readSnapshot(date)
+
+  /** True when the day's snapshot state was checked recently enough to be answered without I/O. */
+  const checked = (day: PlanDay): boolean => deps.now() - day.checkedAt < SNAPSHOT_RECHECK_MS
 
   /** The day's `_full` assembled from the store; undefined when the tier table has no rows that day. */
   async function liveFull(date: string): Promise<FullPlan | undefined> {
@@ -72,7 +74,8 @@ export function createPlanDays(deps: PlanDaysDeps) {
   return {
     /** `log`: the request's logger, so a fallback warning carries the request id. */
     async read(date: string, log: Pick<Logger, 'warn'> = deps.log): Promise<PlanDay> {
-      const { read, stamp } = await readSnapshot(date)
+      const stamp = await deps.files.snapshotStamp(date)
+      const read = await readAt(date, stamp)
       const snapshot = snapshotStateOf(date, read)
       if (deps.fromSnapshot && read.ok)
         return { date, full: read.snapshot._full, source: 'snapshot', snapshot, stamp, checkedAt: deps.now() }
@@ -95,17 +98,14 @@ export function createPlanDays(deps: PlanDaysDeps) {
     },
 
     /** True when the day's snapshot state was checked recently enough to be answered without I/O. */
-    checked(day: PlanDay): boolean {
-      return deps.now() - day.checkedAt < SNAPSHOT_RECHECK_MS
-    },
+    checked,
 
     /** The day's snapshot state, re-checked with a `stat` when due and re-read only if the file changed. */
     async recheck(day: PlanDay): Promise<SnapshotState> {
-      if (deps.now() - day.checkedAt < SNAPSHOT_RECHECK_MS) return day.snapshot
+      if (checked(day)) return day.snapshot
       const stamp = await deps.files.snapshotStamp(day.date)
       if (stamp !== day.stamp) {
-        const read = stamp === undefined ? NO_FILE : await deps.files.readSnapshot(day.date)
-        day.snapshot = snapshotStateOf(day.date, read)
+        day.snapshot = snapshotStateOf(day.date, await readAt(day.date, stamp))
         day.stamp = stamp
       }
       day.checkedAt = deps.now()
