@@ -11,6 +11,8 @@ import type { PlanService } from '../services/plan.service.js'
 import type { TrackRecordService } from '../services/track-record.service.js'
 import type { VerdictService } from '../services/verdict.service.js'
 import type { TierRepository } from '../storage/tier.repository.js'
+import { createPlanHitLane, serverWithLane } from './plan-hit-lane.js'
+import { createPlanResponses } from './plan-response.js'
 import { installAccessLog } from './plugins/access-log.js'
 import { clientErrorHandler, frameworkErrors, installErrorHandler } from './plugins/error-handler.js'
 import { installQueryChecks } from './plugins/query-params.js'
@@ -45,10 +47,20 @@ export interface AppDeps {
 export const APP_VERSION = '0.1'
 const HEALTH_PROBE_MS = 1500
 
+/** Fastify's own request ids (`req-1`, `req-2`, … in base 36), as one function the plan hit lane shares. */
+export function requestIds(): () => string {
+  let next = 0
+  return () => {
+    next = (next + 1) & 0x7fffffff
+    return `req-${next.toString(36)}`
+  }
+}
+
 /** The Fastify options of the service's app (also built by bench/servers/fastify-ladder.ts, piece by piece). */
-export function fastifyOptions(log: Logger) {
+export function fastifyOptions(log: Logger, nextRequestId: () => string = requestIds()) {
   return {
     loggerInstance: log as FastifyBaseLogger,
+    genReqId: nextRequestId,
     // one access line per request comes from our own onResponse hook (and the plan route's richer line)
     logController: new LogController({ disableRequestLogging: true }),
     childLoggerFactory: lazyRequestLogger,
@@ -73,10 +85,26 @@ export function fastifyOptions(log: Logger) {
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const app = Fastify(fastifyOptions(deps.log)).withTypeProvider<TypeBoxTypeProvider>()
+  const metrics = deps.metrics ?? createMetrics({ defaults: false })
+  const nextRequestId = requestIds()
+  const planResponses = createPlanResponses(deps.log)
+  const lane = createPlanHitLane({
+    plans: deps.plans,
+    responses: planResponses,
+    observeRequest: metrics.observeRequest,
+    nextRequestId,
+    answered: metrics.planHitLane,
+  })
+  const app = Fastify({
+    ...fastifyOptions(deps.log, nextRequestId),
+    serverFactory: serverWithLane(lane),
+  }).withTypeProvider<TypeBoxTypeProvider>()
+  app.addHook('preClose', (done) => {
+    lane.stop()
+    done()
+  })
 
   installErrorHandler(app)
-  const metrics = deps.metrics ?? createMetrics({ defaults: false })
   installAccessLog(app, { log: deps.log, metrics })
   await app.register(metricsRoutes, { metrics })
   for (const schema of componentSchemas) app.addSchema(schema)
@@ -92,7 +120,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     poolMax: deps.config.poolMax,
   })
   await app.register(datesRoutes, { listDates: (limit) => deps.tiers.listDates(limit) })
-  await app.register(planRoutes, { plans: deps.plans })
+  await app.register(planRoutes, { plans: deps.plans, responses: planResponses, lane })
   await app.register(verdictRoutes, { verdicts: deps.verdicts })
   await app.register(logicStateRoutes, { logicStates: deps.logicStates })
   await app.register(viewerRoutes, { version: APP_VERSION })

@@ -13,6 +13,8 @@ export interface Metrics {
   readonly plan: PlanObserver
   observeRequest(route: string, method: string, status: number, seconds: number): void
   chainRun(result: string): void
+  /** A cached `GET /plan` answered before routing (src/http/plan-hit-lane.ts). */
+  planHitLane(): void
   /** Where the callback outbox depth and queue sizes are read from at scrape time. */
   setSchedulerStatus(read: () => Promise<SchedulerStatus>): void
 }
@@ -37,6 +39,16 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
       this.reset()
       this.inc({ result: 'hit' }, lookups.hit)
       this.inc({ result: 'miss' }, lookups.miss)
+    },
+  })
+  let hitLane = 0
+  new Counter({
+    name: 'plan_hit_lane_total',
+    help: 'Cached GET /plan requests answered before routing (also counted in the request metrics)',
+    registers: [registry],
+    collect() {
+      this.reset()
+      this.inc(hitLane)
     },
   })
   const source = new Counter({
@@ -91,6 +103,9 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
     },
     observeRequest,
     chainRun: (result) => chains.inc({ result }),
+    planHitLane: () => {
+      hitLane++
+    },
     setSchedulerStatus(read) {
       schedulerStatus = read
     },

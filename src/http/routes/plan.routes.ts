@@ -4,7 +4,8 @@ import { Type } from 'typebox'
 import { renderPlanMarkdown } from '../../domain/markdown.js'
 import { DEFAULT_SIZES } from '../../domain/plan-assembly.js'
 import type { PlanResult, PlanService } from '../../services/plan.service.js'
-import { createPlanResponses } from '../plan-response.js'
+import type { PlanHitLane } from '../plan-hit-lane.js'
+import type { PlanJson, PlanResponse } from '../plan-response.js'
 import { errorResponse, IsoDateSchema, json, Ref } from '../schemas/common.schema.js'
 import { EXAMPLES } from '../schemas/examples.js'
 import { PlanMarkdownSchema } from '../schemas/plan.schema.js'
@@ -12,6 +13,10 @@ import { edgeResponses } from '../schemas/responses.js'
 
 export interface PlanRouteDeps {
   readonly plans: PlanService
+  /** The bytes of a result, made once per cached cut and snapshot state (`createPlanResponses`). */
+  readonly responses: (result: PlanResult, serialize: (plan: PlanJson) => string) => PlanResponse
+  /** Told each URL answered with JSON, so that it may answer that URL's later cache hits before routing. */
+  readonly lane?: Pick<PlanHitLane, 'learn'>
 }
 
 export const PlanQuery = Type.Object({
@@ -67,7 +72,7 @@ function planFailureLine(req: FastifyRequest, reply: FastifyReply): void {
   )
 }
 
-const planRoutes: FastifyPluginAsyncTypebox<PlanRouteDeps> = async (app, { plans }) => {
+const planRoutes: FastifyPluginAsyncTypebox<PlanRouteDeps> = async (app, { plans, responses, lane }) => {
   app.get(
     '/plan',
     {
@@ -107,27 +112,33 @@ const planRoutes: FastifyPluginAsyncTypebox<PlanRouteDeps> = async (app, { plans
       const nocache = q.nocache ?? 0
       // a hit is answered in this tick: no await chain between the cache and the socket
       const hit = nocache === 0 ? plans.cachedPlan({ date: q.date, sizes }) : undefined
-      if (hit) return send(req, reply, format, hit)
+      if (hit) return send(req, reply, format, hit, sizes)
       return plans.getPlan({ date: q.date, sizes, nocache: nocache !== 0, log: req.log }).then((result) => {
-        send(req, reply, format, result)
+        send(req, reply, format, result, nocache === 0 ? sizes : undefined)
       })
     },
   )
 
-  const responses = createPlanResponses(app.log)
-  function send(req: FastifyRequest, reply: FastifyReply, format: string, result: PlanResult): void {
+  let serializeJson: ((plan: PlanJson) => string) | undefined
+  /** `sizes`: the request's, when it may be answered from the cache next time (no `nocache`). */
+  function send(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    format: string,
+    result: PlanResult,
+    sizes: PlanResult['plan']['sizes'] | undefined,
+  ): void {
     // the 200 schema's serializer writes the bytes, once per cached cut and snapshot state
-    const response = responses(result, (plan) => {
-      const serialize = reply.getSerializationFunction('200', 'application/json')
-      if (!serialize) throw new Error('GET /plan has no serializer for its 200 application/json schema')
-      return serialize(plan)
-    })
+    serializeJson ??= reply.getSerializationFunction('200', 'application/json') as (plan: PlanJson) => string
+    if (!serializeJson) throw new Error('GET /plan has no serializer for its 200 application/json schema')
+    const response = responses(result, serializeJson)
+    const shownFormat = format.length > 40 ? format.slice(0, 40) : format
     response.log.info(
       {
         reqId: req.id,
         client: req.ip,
         cache: result.cache,
-        format: format.length > 40 ? format.slice(0, 40) : format,
+        format: shownFormat,
         status: 200,
         elapsed_s: Math.round(reply.elapsedTime * 1000) / 1e6,
       },
@@ -139,6 +150,13 @@ const planRoutes: FastifyPluginAsyncTypebox<PlanRouteDeps> = async (app, { plans
       return
     }
     reply.type('application/json; charset=utf-8').send(response.bytes)
+    if (sizes && lane && req.method === 'GET') {
+      lane.learn(
+        req.raw.url ?? req.url,
+        { date: (req.query as { date?: string }).date, sizes, format: shownFormat },
+        serializeJson,
+      )
+    }
   }
 
   app.post(
