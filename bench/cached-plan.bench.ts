@@ -9,8 +9,14 @@
  *
  *   npx tsx bench/cached-plan.bench.ts [--stocks 800 --days 160 --rounds 5 --seconds 8 --connections 50 --profile]
  *
+ * --line-off adds the same service with LOG_LEVEL=warn ("service, no access line") and bare node writing the plan's
+ * access line through the service's logger ("bare node:http + access line"): what the spec's access line costs.
+ *
  * BENCH_BEFORE_ROOT=<another checkout, e.g. an export of main with node_modules linked> adds that checkout's
  * service as a fourth server, "service, before", measured in the same rounds.
+ *
+ * Each server (all its threads) is pinned to CPU 0 and wrk to CPU 1 (`taskset`), so that neither migrates or
+ * competes for the other's core; --no-pin leaves placement to the kernel.
  *
  * Ports: BENCH_PORT (default 8370) for the service, the next three for the others. --profile runs the
  * servers under --cpu-prof (slower: the figures are then for reading the profiles, not for the table) and prints
@@ -29,6 +35,8 @@ const seconds = flag('seconds', 8)
 const connections = flag('connections', 50)
 const profile = process.argv.includes('--profile')
 const ladder = process.argv.includes('--ladder')
+const pin = !process.argv.includes('--no-pin')
+const lineOff = process.argv.includes('--line-off')
 /** bench/servers/fastify-ladder.ts's steps: the service's pieces added one at a time onto bare Fastify. */
 const LADDER = [
   'bare Fastify',
@@ -62,9 +70,10 @@ interface Server {
 async function start(name: string, port: number, script: string, args: string[], env: NodeJS.ProcessEnv) {
   const child = await startProcess(script, args, env, {
     ready: `http://127.0.0.1:${port}/plan`,
-    stdout: isService(name) || name.startsWith('ladder') ? stdoutOf(name) : undefined,
+    stdout: isService(name) || name.startsWith('ladder') || name.endsWith('+ access line') ? stdoutOf(name) : undefined,
     execArgv: profile ? ['--cpu-prof', '--cpu-prof-dir', profDirOf(name)] : [],
   })
+  if (pin) await run('taskset', ['-a', '-c', '-p', '0', String(child.pid)])
   return { name, url: `http://127.0.0.1:${port}/plan`, child }
 }
 
@@ -102,7 +111,8 @@ async function load(server: Server, secs: number, measured = true): Promise<Roun
   const started = performance.now()
   const from = nowMicros()
   // `times` prints the children's user and system time: wrk's own CPU
-  const { stdout } = await run('bash', ['-c', `wrk -t1 -c${connections} -d${secs}s ${server.url} && times`])
+  const wrk = `${pin ? 'taskset -c 1 ' : ''}wrk -t1 -c${connections} -d${secs}s ${server.url}`
+  const { stdout } = await run('bash', ['-c', `${wrk} && times`])
   const wall = (performance.now() - started) / 1000
   if (measured) loadWindows.set(server.name, [...(loadWindows.get(server.name) ?? []), [from, nowMicros()]])
   const after = await cpuMicros(pid)
@@ -162,6 +172,21 @@ const servers: Server[] = [
         ),
       )
     : []),
+  ...(lineOff
+    ? [
+        await start(
+          'bare node:http + access line',
+          basePort + 5,
+          'bench/servers/bare-node-line.ts',
+          [String(basePort + 5), bodyFile],
+          env,
+        ),
+        await start('service, no access line', basePort + 4, path.join(serviceRoot, 'bin/stockplan.js'), ['serve'], {
+          ...serviceEnv(basePort + 4),
+          LOG_LEVEL: 'warn',
+        }),
+      ]
+    : []),
   ...(beforeRoot
     ? [
         await start('service, before', basePort + 3, path.join(beforeRoot, 'bin/stockplan.js'), ['serve'], {
@@ -181,7 +206,7 @@ for (const s of servers) {
 }
 console.log(
   `cached GET /plan, ${body.length} bytes; wrk -t1 -c${connections}, ${rounds} rounds x ${seconds} s per server` +
-    `${profile ? ' (servers under --cpu-prof)' : ''}`,
+    `${pin ? ', servers on CPU 0 and wrk on CPU 1' : ''}${profile ? ' (servers under --cpu-prof)' : ''}`,
 )
 
 for (const s of servers) await load(s, 2, false) // warm-up: JIT, connection set-up
@@ -245,7 +270,10 @@ await Promise.all(
   servers.map((s) => new Promise((r) => (s.child.exitCode !== null ? r(null) : s.child.once('exit', r)))),
 )
 for (const s of servers.filter((x) => isService(x.name))) {
-  const lines = (await readFile(stdoutOf(s.name), 'utf8')).split('\n').filter((l) => l.includes('"plan served"'))
+  const all = (await readFile(stdoutOf(s.name), 'utf8')).split('\n')
+  for (const warning of all.filter((l) => /"level":(40|50|60)\b/.test(l))) console.log(`${s.name} logged: ${warning}`)
+  if (s.name === 'service, no access line') continue
+  const lines = all.filter((l) => l.includes('"plan served"'))
   const served = results.get(s.name)!.reduce((n, x) => n + x.requests, 0)
   console.log(`${s.name}: access lines written: ${lines.length} (>= ${served} measured requests); last one:`)
   console.log(lines.at(-1))
