@@ -42,7 +42,8 @@ async function drainRunning(d: DrainDeps): Promise<void> {
 
 /**
  * The executor's shutdown, in order: refuse new runs, stop the heartbeat and the callback loop, fail the queue,
- * drain the running runs, store every result, deliver every callback it can, deregister.
+ * drain the running runs, store every result, deliver every callback it can (retrying within the drain time),
+ * deregister.
  */
 export async function drain(d: DrainDeps): Promise<void> {
   d.shutdown.closing = true
@@ -52,6 +53,6 @@ export async function drain(d: DrainDeps): Promise<void> {
   await drainRunning(d)
   await d.lifecycle.settleAll()
   await d.lifecycle.retryUnsaved()
-  await d.outbox.flushAll()
+  await d.outbox.flushAll(d.timing.drainTimeoutMs)
   await d.registration.stop()
 }

@@ -18,8 +18,11 @@ export interface Outbox {
   kick(): void
   /** Stops the loop and waits for a pass in flight. */
   stop(): Promise<void>
-  /** One attempt at every pending row due within the longest retry delay (the last flush at shutdown). */
-  flushAll(): Promise<void>
+  /**
+   * The last flush at shutdown: an attempt at every pending row due within the longest retry delay, and again at a
+   * row whose attempt failed when its retry falls due, until `budgetMs` has passed.
+   */
+  flushAll(budgetMs: number): Promise<void>
   pendingCount(): Promise<number>
 }
 
@@ -174,11 +177,19 @@ export function createOutbox(options: OutboxOptions): Outbox {
       timer = undefined
       await inFlight
     },
-    async flushAll() {
+    async flushAll(budgetMs) {
       await inFlight
       // rows another replica holds under a lease (due far later than any backoff) stay theirs
       const horizon = Math.max(...options.retryDelaysMs, 0) + 1
-      await pass(() => new Date(now().getTime() + horizon))
+      const deadline = now().getTime() + budgetMs
+      for (;;) {
+        await pass(() => new Date(now().getTime() + horizon))
+        const next = admin.enabled ? await options.callbacks.nextDueAt().catch(() => undefined) : undefined
+        if (next === undefined || next.getTime() > deadline) return
+        // at least the first backoff: a row left due by a failing claim is not retried in a tight loop
+        const wait = Math.max(next.getTime() - now().getTime(), options.retryDelaysMs[0] ?? 1_000)
+        await new Promise((resolve) => setTimeout(resolve, wait))
+      }
     },
     pendingCount: () => options.callbacks.pendingCount(),
   }

@@ -289,4 +289,28 @@ describe('registry and shutdown', () => {
       handleMsg: 'executor shutting down',
     })
   })
+
+  it('on close, tries a callback again within the drain time when its first POST fails', async () => {
+    admin = await startFakeAdmin(TOKEN)
+    admin.script('http500')
+    const stepwise: RunHandler = async (_args, ctx) => {
+      while (!ctx.draining()) await new Promise((resolve) => setTimeout(resolve, 10))
+      throw new Error('plan failed: service shutting down before this step')
+    }
+    const base = controlledHandlers()
+    const h = await harness({}, { handlers: { ...base.handlers, build: stepwise }, calls: base.calls })
+    const logId = newLogId()
+    await h.post('run', triggerParam(logId, { jobId: 83, executorHandler: 'build' }))
+    await waitFor(async () => (await runRow(logId))?.status === 'running')
+    await h.executor.close()
+    await h.close()
+    open.splice(open.indexOf(h), 1)
+    // the run's callback is first sent by the shutdown's flush: the failed POST is followed by a second one
+    expect(callbacksOf(logId).map((c) => c.mode)).toEqual(['http500', 'ok'])
+    expect(admin.accepted().find((c) => c.logId === logId)).toMatchObject({
+      handleCode: 500,
+      handleMsg: 'executor shutting down',
+    })
+    expect(await outboxRow(logId)).toMatchObject({ attempts: 2, delivered_at: expect.any(Date) })
+  })
 })
