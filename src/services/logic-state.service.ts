@@ -120,7 +120,7 @@ export function createLogicStateService(deps: LogicStateServiceDeps) {
     const stored = new Map((await deps.lookups.latestStoredStates(date, codes)).map((r) => [r.code, r]))
     const out = new Map<string, StateOf>()
     const computed: string[] = []
-    for (const code of codes) {
+    await mapInSlices(codes, (code) => {
       const row = stored.get(code)
       if (row?.trade_date === date) {
         out.set(code, {
@@ -133,7 +133,7 @@ export function createLogicStateService(deps: LogicStateServiceDeps) {
           note: null,
         })
       } else computed.push(code)
-    }
+    })
     if (computed.length === 0) return out
     const seeds = new Map<string, StoredMemory>()
     for (const code of computed) {
@@ -166,13 +166,17 @@ export function createLogicStateService(deps: LogicStateServiceDeps) {
     return out
   }
 
-  function loadFacts(date: string, codes: readonly string[]): Promise<FactsData> {
-    return Promise.allSettled([
-      deps.lookups.closesOn(date, codes),
-      deps.lookups.peFacts(date, codes),
-      deps.market.forecasts(date, codes),
-      deps.market.financials(date, codes),
-    ]).then(([closes, pe, forecasts, financials]) => ({ closes, pe, forecasts, financials }))
+  async function loadFacts(date: string, codes: readonly string[]): Promise<FactsData> {
+    const settle = <T>(read: () => Promise<T>): Promise<PromiseSettledResult<T>> =>
+      read().then(
+        (value) => ({ status: 'fulfilled', value }),
+        (reason: unknown) => ({ status: 'rejected', reason }),
+      )
+    const pe = await settle(() => deps.lookups.peFacts(date, codes))
+    const closes = await settle(() => deps.lookups.closesOn(date, codes))
+    const forecasts = await settle(() => deps.market.forecasts(date, codes))
+    const financials = await settle(() => deps.market.financials(date, codes))
+    return { closes, pe, forecasts, financials }
   }
 
   /** One group for every code, or none at all: the first failure (reading or computing) drops the group. */

@@ -6,7 +6,7 @@
  * two slices however many requests are slicing. Yielding per loop with its own `setImmediate` would not do
  * this: the immediates of eight concurrent loops all run in one check phase, eight slices in a row.
  */
-export const SLICE_MS = 10
+export const SLICE_MS = 5
 
 /** Loops waiting for their next slice, oldest first. */
 const waiting: Array<() => void> = []

@@ -4,6 +4,7 @@
  */
 import { sql } from 'kysely'
 import { type PeBandStats, VALUATION_RULES } from '../domain/valuation.js'
+import { codeIn } from './code-filter.js'
 import type { Db } from './db.js'
 import type { IsoDate, StockDailyRow } from './schema.js'
 
@@ -40,7 +41,7 @@ export function createLookupRepository(db: Db) {
         .selectFrom('stock_daily')
         .selectAll()
         .distinctOn('code')
-        .where('code', 'in', codes)
+        .where(codeIn(codes))
         .where('trade_date', '<=', date)
         .orderBy('code')
         .orderBy('trade_date', 'desc')

@@ -4,6 +4,7 @@ import type { FactsFinancial } from '../domain/stock-facts.js'
 import type { ThemeEvent } from '../domain/theme-heat.js'
 import type { CalendarAround } from '../domain/trading-days.js'
 import { VALUATION_RULES } from '../domain/valuation.js'
+import { codeIn } from './code-filter.js'
 import type { Db } from './db.js'
 import type { IsoDate } from './schema.js'
 
@@ -101,7 +102,7 @@ export function createMarketDataRepository(db: Db) {
 
     securities(codes?: readonly string[]): Promise<Array<BuildSecurity & { board: string }>> {
       let q = db.selectFrom('securities').select(['code', 'name', 'list_date', 'board'])
-      if (codes) q = q.where('code', 'in', codes.length > 0 ? codes : [''])
+      if (codes) q = q.where(codeIn(codes))
       return q.orderBy('code').execute()
     },
 
@@ -138,7 +139,7 @@ export function createMarketDataRepository(db: Db) {
     /** Theme edges, only those valid on `on` when given (valid_from and valid_to inclusive; no dates: always). */
     edges(codes?: readonly string[], on?: IsoDate): Promise<Edge[]> {
       let q = db.selectFrom('theme_edges').select(['theme', 'segment', 'code', 'weight', 'evidence', 'track'])
-      if (codes) q = q.where('code', 'in', codes.length > 0 ? codes : [''])
+      if (codes) q = q.where(codeIn(codes))
       if (on !== undefined) {
         q = q.where('valid_from', '<=', on).where((eb) => eb.or([eb('valid_to', 'is', null), eb('valid_to', '>=', on)]))
       }
@@ -189,7 +190,7 @@ export function createMarketDataRepository(db: Db) {
       codes?: readonly string[],
     ): Promise<Map<string, { pe_ttm: number | null; pb: number | null }>> {
       let q = db.selectFrom('daily_basics').select(['code', 'pe_ttm', 'pb']).where('trade_date', '=', date)
-      if (codes) q = q.where('code', 'in', codes.length > 0 ? codes : [''])
+      if (codes) q = q.where(codeIn(codes))
       const rows = await q.execute()
       return new Map(rows.map(({ code, ...rest }) => [code, rest]))
     },
@@ -200,7 +201,7 @@ export function createMarketDataRepository(db: Db) {
      */
     async financials(date: IsoDate, codes?: readonly string[]): Promise<Map<string, FinancialRow[]>> {
       let q = db.selectFrom('financials').selectAll().distinctOn(['code', 'end_date']).where('ann_date', '<=', date)
-      if (codes) q = q.where('code', 'in', codes.length > 0 ? codes : [''])
+      if (codes) q = q.where(codeIn(codes))
       const rows = await q.orderBy('code').orderBy('end_date', 'desc').orderBy('ann_date', 'desc').execute()
       const out = new Map<string, FinancialRow[]>()
       for (const row of rows) {
@@ -219,7 +220,7 @@ export function createMarketDataRepository(db: Db) {
         .select(['code', 'as_of', 'fiscal_year', 'eps_mean', 'eps_low', 'eps_high'])
         .where('as_of', '<=', date)
         .where('fiscal_year', 'in', [year, year + 1])
-      if (codes) q = q.where('code', 'in', codes.length > 0 ? codes : [''])
+      if (codes) q = q.where(codeIn(codes))
       const rows = await q.orderBy('code').orderBy('fiscal_year').orderBy('as_of', 'desc').execute()
       const out = new Map<string, ForecastRow>()
       for (const row of rows) if (!out.has(row.code)) out.set(row.code, row)

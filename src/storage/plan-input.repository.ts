@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import type { LogicMemory } from '../domain/logic-state.js'
 import type { EvidenceEdge, Quote, TierRow, TradeFlag } from '../domain/plan-types.js'
 import { SCORE_COMPONENTS } from '../domain/track-record.js'
+import { codeIn } from './code-filter.js'
 import type { Db } from './db.js'
 import type { IsoDate, StockDailyRow } from './schema.js'
 
@@ -52,7 +53,7 @@ export function createPlanInputRepository(db: Db) {
   return {
     async tierRows(date: IsoDate, codes?: readonly string[]): Promise<TierRow[]> {
       let q = db.selectFrom('tier_scores').select(TIER_COLUMNS).where('trade_date', '=', date)
-      if (codes) q = q.where('code', 'in', codes.length > 0 ? codes : [''])
+      if (codes) q = q.where(codeIn(codes))
       const rows = await q.orderBy('rank').execute()
       return rows.map(
         ({ pts_momentum, pts_trend, pts_heat, pts_upside, pts_liquidity, pts_quality, ...r }): TierRow => ({
@@ -90,7 +91,7 @@ export function createPlanInputRepository(db: Db) {
         .selectFrom('daily_bars')
         .select(['code', 'close', 'pre_close', 'turnover_rate', 'amount'])
         .where('trade_date', '=', date)
-        .where('code', 'in', codes)
+        .where(codeIn(codes))
         .execute()
       return new Map(
         rows.map((r) => [
@@ -142,7 +143,7 @@ export function createPlanInputRepository(db: Db) {
 
     dailyRows(date: IsoDate, codes?: readonly string[]): Promise<StockDailyRow[]> {
       let q = db.selectFrom('stock_daily').selectAll().where('trade_date', '=', date)
-      if (codes) q = q.where('code', 'in', codes.length > 0 ? codes : [''])
+      if (codes) q = q.where(codeIn(codes))
       return q.execute()
     },
 
@@ -152,7 +153,7 @@ export function createPlanInputRepository(db: Db) {
       return db
         .selectFrom('stock_daily')
         .selectAll()
-        .where('code', 'in', codes)
+        .where(codeIn(codes))
         .where('trade_date', '<', date)
         .where('trade_date', '>=', since)
         .orderBy('code')
@@ -166,7 +167,7 @@ export function createPlanInputRepository(db: Db) {
       return db
         .selectFrom('tier_scores')
         .select(['code', 'trade_date', 'score', 'tier', 'invalidated', 'is_suspended', 'score_pct', 'invalidation'])
-        .where('code', 'in', codes)
+        .where(codeIn(codes))
         .where('trade_date', '>=', since)
         .where('trade_date', '<=', date)
         .orderBy('trade_date')

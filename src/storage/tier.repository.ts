@@ -1,4 +1,5 @@
 import { sql } from 'kysely'
+import { codeIn } from './code-filter.js'
 import type { Db } from './db.js'
 import type { BuildRow, IsoDate, TierScoreRow } from './schema.js'
 
@@ -23,12 +24,7 @@ export function createTierRepository(db: Db) {
     },
     rowsForCodes(date: IsoDate, codes: readonly string[]): Promise<TierScoreRow[]> {
       if (codes.length === 0) return Promise.resolve([])
-      return db
-        .selectFrom('tier_scores')
-        .selectAll()
-        .where('trade_date', '=', date)
-        .where('code', 'in', codes)
-        .execute()
+      return db.selectFrom('tier_scores').selectAll().where('trade_date', '=', date).where(codeIn(codes)).execute()
     },
     async latestBuild(date: IsoDate): Promise<BuildRow | undefined> {
       return db
