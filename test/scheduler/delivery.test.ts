@@ -306,7 +306,9 @@ describe('registry and shutdown', () => {
     await h.close()
     open.splice(open.indexOf(h), 1)
     // the run's callback is first sent by the shutdown's flush: the failed POST is followed by a second one
-    expect(callbacksOf(logId).map((c) => c.mode)).toEqual(['http500', 'ok'])
+    const modes = callbacksOf(logId).map((c) => c.mode)
+    expect(modes[0]).toBe('http500')
+    expect(modes.slice(1)).toContain('ok')
     expect(admin.accepted().find((c) => c.logId === logId)).toMatchObject({
       handleCode: 500,
       handleMsg: 'executor shutting down',
