@@ -5,14 +5,14 @@
  * and eight at once. A 5 ms timer measures
  * each stall twice: wall time (includes waiting for a CPU on a busy machine) and the process CPU spent during it
  * (what this process itself blocked the loop with). Prints figures; asserts nothing.
- *   npx tsx bench/loop-stall.bench.ts [--stocks 800 --days 320]   (the demo's size by default)
+ *   npx tsx bench/loop-stall.bench.ts [--stocks 800 --days 320 --repeat 5]   (the demo's size by default)
  * BENCH_SERVICE_ROOT=<another checkout> measures that checkout's service code instead (before/after in one run).
  */
 import path from 'node:path'
 import type { createServices as CreateServices } from '../src/compose.js'
 import type { buildApp as BuildApp } from '../src/http/app.js'
 import type { createLogger as CreateLogger } from '../src/logger.js'
-import { benchMarket, ensurePlanned, median, thousandCodeQuery } from './support.js'
+import { benchMarket, ensurePlanned, flag, median, thousandCodeQuery } from './support.js'
 
 const root = path.resolve(process.env.BENCH_SERVICE_ROOT ?? '.')
 const { createServices } = (await import(path.join(root, 'src/compose.ts'))) as {
@@ -97,25 +97,25 @@ await stall('POST /plan/refresh', async () => {
   const res = await app.inject({ method: 'POST', url: `/plan/refresh?date=${m.lastDate}` })
   if (res.statusCode !== 200) throw new Error(`/plan/refresh: ${res.statusCode}`)
 })
-const repeat = 5
+const repeat = flag('repeat', 5)
 // "first": the date's entries are computed (the kept ones are cleared before each run)
-await stall('GET /plan/verdict 1000 codes, first (5 runs)', () => get(`/plan/verdict?${query}`), {
+await stall(`GET /plan/verdict 1000 codes, first (${repeat} runs)`, () => get(`/plan/verdict?${query}`), {
   repeat,
   before: () => services.verdicts.clear(),
 })
 await stall('GET /plan/verdict 1000 codes, again', () => get(`/plan/verdict?${query}`))
-await stall('GET /logic_state 1000 codes, first (5 runs)', () => get(`/logic_state?${query}`), {
+await stall(`GET /logic_state 1000 codes, first (${repeat} runs)`, () => get(`/logic_state?${query}`), {
   repeat,
   before: () => services.logicStates.clear(),
 })
 await stall('GET /logic_state 1000 codes, again', () => get(`/logic_state?${query}`))
 await stall(
-  '8 x GET /plan/verdict 1000 codes at once (5 runs)',
+  `8 x GET /plan/verdict 1000 codes at once (${repeat} runs)`,
   () => Promise.all(Array.from({ length: 8 }, () => get(`/plan/verdict?${query}`))),
   { repeat },
 )
 await stall(
-  '8 x GET /logic_state 1000 codes at once (5 runs)',
+  `8 x GET /logic_state 1000 codes at once (${repeat} runs)`,
   () => Promise.all(Array.from({ length: 8 }, () => get(`/logic_state?${query}`))),
   { repeat },
 )
