@@ -238,7 +238,11 @@ describe('registry and shutdown', () => {
       return { summary: 'never' }
     }
     const base = controlledHandlers()
-    const h = await harness({}, { handlers: { ...base.handlers, build: stepwise }, calls: base.calls })
+    // a drain time with room for the flush to retry a POST that a loaded machine let fail
+    const h = await harness(
+      { timing: { drainTimeoutMs: 5_000 } },
+      { handlers: { ...base.handlers, build: stepwise }, calls: base.calls },
+    )
     const [running, queued] = [newLogId(), newLogId()]
     await h.post('run', triggerParam(running, { jobId: 81, executorHandler: 'build' }))
     await h.post('run', triggerParam(queued, { jobId: 81, executorHandler: 'build' }))
@@ -298,7 +302,11 @@ describe('registry and shutdown', () => {
       throw new Error('plan failed: service shutting down before this step')
     }
     const base = controlledHandlers()
-    const h = await harness({}, { handlers: { ...base.handlers, build: stepwise }, calls: base.calls })
+    // the flush retries within the drain time: 5 s, so that a loaded machine's slow first POST leaves room for one more
+    const h = await harness(
+      { timing: { drainTimeoutMs: 5_000 } },
+      { handlers: { ...base.handlers, build: stepwise }, calls: base.calls },
+    )
     const logId = newLogId()
     await h.post('run', triggerParam(logId, { jobId: 83, executorHandler: 'build' }))
     await waitFor(async () => (await runRow(logId))?.status === 'running')
