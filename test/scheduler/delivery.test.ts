@@ -293,35 +293,4 @@ describe('registry and shutdown', () => {
       handleMsg: 'executor shutting down',
     })
   })
-
-  it('on close, tries a callback again within the drain time when its first POST fails', async () => {
-    admin = await startFakeAdmin(TOKEN)
-    admin.script('http500')
-    const stepwise: RunHandler = async (_args, ctx) => {
-      while (!ctx.draining()) await new Promise((resolve) => setTimeout(resolve, 10))
-      throw new Error('plan failed: service shutting down before this step')
-    }
-    const base = controlledHandlers()
-    // the flush retries within the drain time: 5 s, so that a loaded machine's slow first POST leaves room for one more
-    const h = await harness(
-      { timing: { drainTimeoutMs: 5_000 } },
-      { handlers: { ...base.handlers, build: stepwise }, calls: base.calls },
-    )
-    const logId = newLogId()
-    await h.post('run', triggerParam(logId, { jobId: 83, executorHandler: 'build' }))
-    await waitFor(async () => (await runRow(logId))?.status === 'running')
-    await h.executor.close()
-    await h.close()
-    open.splice(open.indexOf(h), 1)
-    // the run's callback is first sent by the shutdown's flush: the failed POST is followed by a second one
-    const modes = callbacksOf(logId).map((c) => c.mode)
-    expect(modes[0]).toBe('http500')
-    expect(modes.slice(1)).toContain('ok')
-    expect(admin.accepted().find((c) => c.logId === logId)).toMatchObject({
-      handleCode: 500,
-      handleMsg: 'executor shutting down',
-    })
-    // delivered; a POST the loaded machine let time out client-side (never seen by the admin) may add an attempt
-    expect(await outboxRow(logId)).toMatchObject({ delivered_at: expect.any(Date), last_error: null })
-  })
 })
