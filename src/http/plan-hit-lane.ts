@@ -2,7 +2,7 @@ import http, { type IncomingMessage, type RequestListener, type ServerResponse }
 import { performance } from 'node:perf_hooks'
 import type { PlanSizes } from '../domain/plan-types.js'
 import type { PlanResult } from '../services/plan.service.js'
-import type { PlanJson, PlanResponse } from './plan-response.js'
+import { logPlanServed, type PlanJson, type PlanResponse } from './plan-response.js'
 
 /** What the lane needs of the plan service: the cache lookup that answers in the same tick, nothing else. */
 export interface CachedPlans {
@@ -61,17 +61,13 @@ export function createPlanHitLane(deps: PlanHitLaneDeps): PlanHitLane {
     res.end(response.bytes)
     const seconds = (performance.now() - started) / 1000
     deps.observeRequest('/plan', 'GET', 200, seconds)
-    response.log.info(
-      {
-        reqId: deps.nextRequestId(),
-        client: req.socket.remoteAddress,
-        cache: result.cache,
-        format: url.format,
-        status: 200,
-        elapsed_s: Math.round(seconds * 1e6) / 1e6,
-      },
-      'plan served',
-    )
+    logPlanServed(response, {
+      reqId: deps.nextRequestId(),
+      client: req.socket.remoteAddress,
+      cache: result.cache,
+      format: url.format,
+      seconds,
+    })
     deps.answered()
     return true
   }

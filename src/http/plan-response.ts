@@ -24,6 +24,31 @@ export interface PlanResponse {
   readonly log: Pick<FastifyBaseLogger, 'info'>
 }
 
+/** What a served request adds to the access line's fields bound for its bytes. */
+export interface PlanServed {
+  readonly reqId: string
+  readonly client: string | undefined
+  readonly cache: PlanResult['cache']
+  /** As the request gave it, at most 40 characters. */
+  readonly format: string
+  readonly seconds: number
+}
+
+/** The spec's access line of a served plan (from the route, or from the hit lane before routing). */
+export function logPlanServed(response: PlanResponse, served: PlanServed): void {
+  response.log.info(
+    {
+      reqId: served.reqId,
+      client: served.client,
+      cache: served.cache,
+      format: served.format,
+      status: 200,
+      elapsed_s: Math.round(served.seconds * 1e6) / 1e6,
+    },
+    'plan served',
+  )
+}
+
 /**
  * The bytes of a plan response, made at most once per cached cut and snapshot state: a hit under steady load
  * sends the same buffer instead of serialising 20 KB or more per request. Keyed by the cut itself, so an entry

@@ -5,7 +5,7 @@ import { renderPlanMarkdown } from '../../domain/markdown.js'
 import { DEFAULT_SIZES } from '../../domain/plan-assembly.js'
 import type { PlanResult, PlanService } from '../../services/plan.service.js'
 import type { PlanHitLane } from '../plan-hit-lane.js'
-import type { PlanJson, PlanResponse } from '../plan-response.js'
+import { logPlanServed, type PlanJson, type PlanResponse } from '../plan-response.js'
 import { errorResponse, IsoDateSchema, json, Ref } from '../schemas/common.schema.js'
 import { EXAMPLES } from '../schemas/examples.js'
 import { PlanMarkdownSchema } from '../schemas/plan.schema.js'
@@ -133,17 +133,13 @@ const planRoutes: FastifyPluginAsyncTypebox<PlanRouteDeps> = async (app, { plans
     if (!serializeJson) throw new Error('GET /plan has no serializer for its 200 application/json schema')
     const response = responses(result, serializeJson)
     const shownFormat = format.length > 40 ? format.slice(0, 40) : format
-    response.log.info(
-      {
-        reqId: req.id,
-        client: req.ip,
-        cache: result.cache,
-        format: shownFormat,
-        status: 200,
-        elapsed_s: Math.round(reply.elapsedTime * 1000) / 1e6,
-      },
-      'plan served',
-    )
+    logPlanServed(response, {
+      reqId: req.id,
+      client: req.ip,
+      cache: result.cache,
+      format: shownFormat,
+      seconds: reply.elapsedTime / 1000,
+    })
     if (format === 'md') {
       const { regime, market } = result.snapshot
       reply.type('text/markdown; charset=utf-8').send(renderPlanMarkdown(result.plan.body, regime, market))
