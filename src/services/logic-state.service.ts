@@ -166,6 +166,7 @@ export function createLogicStateService(deps: LogicStateServiceDeps) {
     return out
   }
 
+  /** One query after another: run at once, their rows arrive together and are parsed in one event-loop turn. */
   async function loadFacts(date: string, codes: readonly string[]): Promise<FactsData> {
     const settle = <T>(read: () => Promise<T>): Promise<PromiseSettledResult<T>> =>
       read().then(
