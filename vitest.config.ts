@@ -12,20 +12,24 @@ const ISOLATED = [
   'test/storage/embedded-postgres.test.ts',
 ]
 
+/**
+ * The projects' own options. They do not `extends: true` the root: a project inherits the root's globalSetup that
+ * way and runs it again, so each project started a PostgreSQL of its own and built every demo market it shares with
+ * the other again. The root's one globalSetup provides its values to both projects.
+ */
+const PROJECT = { pool: 'forks', testTimeout: 60_000, hookTimeout: 120_000 } as const
+
 export default defineConfig({
   test: {
     globalSetup: ['test/support/global-setup.ts'],
-    pool: 'forks',
     // Vitest's default on 2 cores is 1 worker; much of the suite waits on child processes, PostgreSQL restarts and
-    // a browser, so 3 workers keep both cores busy (npm test: ~320 s -> ~165 s on the 2-core machine)
+    // a browser, so 3 workers keep both cores busy
     maxWorkers: 3,
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
     projects: [
-      { extends: true, test: { name: 'isolated', include: ISOLATED, isolate: true } },
+      { test: { ...PROJECT, name: 'isolated', include: ISOLATED, isolate: true } },
       // the rest share a worker's module graph: importing src/, Fastify, Kysely and pg once per worker instead of
       // once per file (imports ~64 s -> ~21 s of worker time)
-      { extends: true, test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: ISOLATED, isolate: false } },
+      { test: { ...PROJECT, name: 'shared', include: ['test/**/*.test.ts'], exclude: ISOLATED, isolate: false } },
     ],
     // bench/ figures are printed by `npm run bench`, never asserted here
   },

@@ -49,6 +49,43 @@ export async function openPage(
   return { page, errors, close: () => context.close() }
 }
 
+/**
+ * Pages kept open across tests, one per viewport and locale: a new page costs Chromium a renderer process (about
+ * 0.5 s of CPU here), a navigation in a kept one about 0.2 s. `open` hands the kept page back blank, with no
+ * routes, media emulation, cookies or errors; `release` (after each test) clears the storage of the origin it is on.
+ */
+export function createPagePool(browser: Browser) {
+  const kept = new Map<string, OpenedPage>()
+  return {
+    async open(viewport = { width: 1280, height: 900 }, locale = 'en-US'): Promise<OpenedPage> {
+      const key = `${viewport.width}x${viewport.height} ${locale}`
+      let opened = kept.get(key)
+      if (!opened) {
+        opened = await openPage(browser, viewport, locale)
+        kept.set(key, opened)
+        return opened
+      }
+      const { page, errors } = opened
+      await page.unrouteAll({ behavior: 'ignoreErrors' })
+      await page.emulateMedia({ media: null })
+      await page.context().clearCookies()
+      await page.goto('about:blank')
+      errors.length = 0
+      return opened
+    },
+    async release(): Promise<void> {
+      for (const { page } of kept.values()) {
+        if (!page.url().startsWith('http')) continue
+        await page.evaluate('localStorage.clear(); sessionStorage.clear()').catch(() => undefined) // a page whose server is gone
+      }
+    },
+    async close(): Promise<void> {
+      for (const opened of kept.values()) await opened.close().catch(() => undefined)
+      kept.clear()
+    },
+  }
+}
+
 /** Navigates and waits until the viewer has rendered a plan (it marks the body with the loaded date). */
 export async function loadViewer(page: Page, url: string): Promise<string> {
   await page.goto(url)

@@ -5,8 +5,8 @@ import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TrackRecordReport } from '../../src/services/track-record.service.js'
 import { buildTestApp, type TestApp } from '../support/app.js'
-import { type DemoMarket, seedDemoMarket } from '../support/demo-market.js'
-import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
+import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
+import type { TestDatabase } from '../support/test-db.js'
 import { launchChromium, type OpenedPage, openPage, screenshot } from './browser.js'
 
 describe('track record: API and page in a real browser', () => {
@@ -18,8 +18,7 @@ describe('track record: API and page in a real browser', () => {
   const pages: OpenedPage[] = []
 
   beforeAll(async () => {
-    t = await createTestDatabase()
-    demo = await seedDemoMarket(t, { stocks: 200, days: 90, history: 12 })
+    ;[t, demo] = await createDemoDatabase({ stocks: 200, days: 90, history: 12 })
     app = await buildTestApp(t, demo.env)
     await app.app.listen({ port: 0, host: '127.0.0.1' })
     base = `http://127.0.0.1:${(app.app.server.address() as AddressInfo).port}`

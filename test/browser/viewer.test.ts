@@ -1,11 +1,11 @@
 import type { AddressInfo } from 'node:net'
 import { sql } from 'kysely'
 import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { buildTestApp, type TestApp } from '../support/app.js'
-import { type DemoMarket, seedDemoMarket } from '../support/demo-market.js'
-import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
-import { launchChromium, loadViewer, type OpenedPage, openPage, screenshot } from './browser.js'
+import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
+import type { TestDatabase } from '../support/test-db.js'
+import { createPagePool, launchChromium, loadViewer, screenshot } from './browser.js'
 
 interface Row {
   code: string
@@ -105,23 +105,21 @@ describe('plan viewer in a real browser', () => {
   let server: { app: TestApp; base: string }
   let browser: Browser
   let dates: string[]
-  const pages: OpenedPage[] = []
-
-  async function open(viewport = DESKTOP, locale = 'en-US') {
-    const opened = await openPage(browser, viewport, locale)
-    pages.push(opened)
-    return opened
-  }
+  let pages: ReturnType<typeof createPagePool>
+  const open = (viewport = DESKTOP, locale = 'en-US') => pages.open(viewport, locale)
 
   beforeAll(async () => {
-    t = await createTestDatabase()
-    demo = await seedDemoMarket(t, { history: 3 })
+    ;[t, demo] = await createDemoDatabase({ history: 3 })
     server = await serve(t, demo.env)
     browser = await launchChromium()
+    pages = createPagePool(browser)
     dates = (await json<{ dates: string[] }>(`${server.base}/plan/dates`)).dates
   })
+  afterEach(async () => {
+    await pages.release()
+  })
   afterAll(async () => {
-    for (const p of pages) await p.close().catch(() => {})
+    await pages?.close()
     await browser?.close()
     await server?.app.close()
     await demo?.cleanup()

@@ -5,8 +5,8 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { progressLine, terminalProgress } from '../../src/cli/progress.js'
-import { type DemoMarket, seedDemoMarket } from '../support/demo-market.js'
-import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
+import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
+import type { TestDatabase } from '../support/test-db.js'
 
 const run = promisify(execFile)
 
@@ -64,8 +64,7 @@ describe('stockplan output', () => {
   let empty: string
 
   beforeAll(async () => {
-    t = await createTestDatabase()
-    demo = await seedDemoMarket(t, { history: 1 })
+    ;[t, demo] = await createDemoDatabase({ history: 1 })
     empty = await mkdtemp(path.join(os.tmpdir(), 'stockplan-empty-'))
   })
   afterAll(async () => {

@@ -4,7 +4,7 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { freePort } from '../../src/storage/embedded-postgres.js'
+import { listeningUrl } from '../support/server-process.js'
 
 /** The messages of the NDJSON lines of a stream's text. */
 const messages = (text: string): string[] =>
@@ -22,7 +22,6 @@ describe('stockplan demo --serve', () => {
   it('serves with the PostgreSQL it started (no restart), logging the server to stdout like serve', async () => {
     root = await mkdtemp(path.join(os.tmpdir(), 'stockplan-demo-serve-'))
     await chmod(root, 0o755) // as root, the embedded server runs as its own user and must reach the data dir
-    const port = await freePort()
     const pgDataDir = path.join(root, 'pg')
     const child = spawn(
       process.execPath,
@@ -34,7 +33,7 @@ describe('stockplan demo --serve', () => {
           PG_DATA_DIR: pgDataDir,
           PLAN_DATA_DIR: path.join(root, 'plan'),
           DEMO_DATA_DIR: path.join(root, 'demo'),
-          PORT: String(port),
+          PORT: '0', // the kernel's pick, read from the listening line: a port picked beforehand may be taken
           HOST: '127.0.0.1',
           LOG_LEVEL: 'info',
         },
@@ -54,7 +53,8 @@ describe('stockplan demo --serve', () => {
     let pidWhileServing = false
     try {
       for (let i = 0; i < 600 && !health?.ok && child.exitCode === null; i++) {
-        health = await fetch(`http://127.0.0.1:${port}/health`)
+        const url = listeningUrl(stdout)
+        health = await fetch(`${url}/health`)
           .then((r) => r.json() as Promise<{ ok: boolean }>)
           .catch(() => undefined)
         if (!health?.ok) await new Promise((r) => setTimeout(r, 200))

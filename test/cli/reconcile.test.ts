@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { reconcile, reconcileExitCode, reconcileLines } from '../../src/cli/reconcile.command.js'
 import type { VerdictList } from '../../src/services/verdict.service.js'
 import { buildTestApp, type TestApp } from '../support/app.js'
-import { type DemoMarket, seedDemoMarket } from '../support/demo-market.js'
-import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
+import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
+import type { TestDatabase } from '../support/test-db.js'
 
 const run = promisify(execFile)
 
@@ -34,8 +34,7 @@ describe('stockplan reconcile', () => {
   let codes: string[]
 
   beforeAll(async () => {
-    t = await createTestDatabase()
-    demo = await seedDemoMarket(t, { history: 2 })
+    ;[t, demo] = await createDemoDatabase({ history: 2 })
     date = demo.planned[0]!
     built = await buildTestApp(t, demo.env)
     const plan = (await built.app.inject(`/plan?date=${date}`)).json()

@@ -15,7 +15,7 @@ import { createLogger } from '../../src/logger.js'
 import { createDb } from '../../src/storage/db.js'
 import { buildTestApp, type TestApp } from '../support/app.js'
 import { testConfig } from '../support/config.js'
-import { type DemoMarket, seedDemoMarket } from '../support/demo-market.js'
+import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
 import { malformedRequest, oversizedRequest, rawRequest } from '../support/raw-http.js'
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
 
@@ -69,8 +69,8 @@ describe('every response of the request set matches the served OpenAPI document'
   let unplanned = ''
 
   beforeAll(async () => {
-    ;[t, empty] = await Promise.all([createTestDatabase(), createTestDatabase()])
-    demo = await seedDemoMarket(t, { stocks: 300, history: 2 })
+    empty = await createTestDatabase()
+    ;[t, demo] = await createDemoDatabase({ stocks: 300, history: 2 })
     latest = demo.planned.at(-1)!
     unplanned = demo.calendar[0]!
     tmp = await mkdtemp(path.join(os.tmpdir(), 'stockplan-contract-'))

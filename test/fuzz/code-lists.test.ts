@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MAX_CODES } from '../../src/domain/code-list.js'
 import { parseCode } from '../../src/domain/codes.js'
 import { buildTestApp, type TestApp } from '../support/app.js'
-import { type DemoMarket, seedDemoMarket } from '../support/demo-market.js'
-import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
+import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
+import type { TestDatabase } from '../support/test-db.js'
 
 /** The `maxLength` of `codes` and `code` in the route schemas (common.schema.ts): longer is a 422 too. */
 const MAX_PARAM_CHARS = 20_000
@@ -146,8 +146,7 @@ describe('random code lists', () => {
   let date: fc.Arbitrary<string | undefined>
 
   beforeAll(async () => {
-    t = await createTestDatabase()
-    demo = await seedDemoMarket(t, { stocks: 150, days: 70, history: 2 })
+    ;[t, demo] = await createDemoDatabase({ stocks: 150, days: 70, history: 2 })
     built = await buildTestApp(t, demo.env)
     app = built.app
     marketCodes = (await t.db.selectFrom('securities').select('code').orderBy('code').execute()).map((r) => r.code)

@@ -10,8 +10,8 @@ import fc from 'fast-check'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildTestApp, type TestApp } from '../support/app.js'
-import { type DemoMarket, seedDemoMarket } from '../support/demo-market.js'
-import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
+import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
+import type { TestDatabase } from '../support/test-db.js'
 
 const SENTINEL = `stockplan-escape-${randomBytes(4).toString('hex')}`
 
@@ -69,8 +69,7 @@ describe('a date never reaches the file system unvalidated', () => {
   const seen: Array<{ fn: string; arg: unknown }> = []
 
   beforeAll(async () => {
-    t = await createTestDatabase()
-    demo = await seedDemoMarket(t, { stocks: 150, days: 70, history: 2 })
+    ;[t, demo] = await createDemoDatabase({ stocks: 150, days: 70, history: 2 })
     // nocache=1 and refresh write and read files on every request; the cache would hide them
     built = await buildTestApp(t, { ...demo.env, PLAN_CACHE_SEC: '0' })
     app = built.app

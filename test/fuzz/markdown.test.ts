@@ -12,8 +12,8 @@ import { renderPlanMarkdown } from '../../src/domain/markdown.js'
 import type { PlanBody } from '../../src/domain/plan-types.js'
 import type { Regime } from '../../src/domain/regime.js'
 import { buildTestApp, type TestApp } from '../support/app.js'
-import { type DemoMarket, seedDemoMarket } from '../support/demo-market.js'
-import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
+import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
+import type { TestDatabase } from '../support/test-db.js'
 
 const HOSTILE_NAME = '<img src=x onerror=alert(1)>'
 const HOSTILE_EVIDENCE = '<script>alert(2)</script>'
@@ -44,8 +44,7 @@ describe('HTML in the data is escaped in the Markdown', () => {
   const signal = new AbortController().signal
 
   beforeAll(async () => {
-    t = await createTestDatabase()
-    demo = await seedDemoMarket(t, { stocks: 150, days: 70, history: 2 })
+    ;[t, demo] = await createDemoDatabase({ stocks: 150, days: 70, history: 2 })
     date = demo.planned.at(-1)!
     built = await buildTestApp(t, demo.env)
     const plan = (await built.app.inject(`/plan?date=${date}`)).json() as {

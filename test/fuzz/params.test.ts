@@ -7,8 +7,8 @@ import fc from 'fast-check'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildTestApp, type TestApp } from '../support/app.js'
-import { type DemoMarket, seedDemoMarket } from '../support/demo-market.js'
-import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
+import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
+import type { TestDatabase } from '../support/test-db.js'
 
 interface Endpoint {
   readonly method: 'GET' | 'POST'
@@ -209,8 +209,7 @@ describe('hostile query parameters', () => {
   let app: FastifyInstance
 
   beforeAll(async () => {
-    t = await createTestDatabase()
-    demo = await seedDemoMarket(t, { stocks: 150, days: 70, history: 2 })
+    ;[t, demo] = await createDemoDatabase({ stocks: 150, days: 70, history: 2 })
     built = await buildTestApp(t, demo.env)
     app = built.app
   })

@@ -7,10 +7,10 @@ import { readFile, rm, writeFile } from 'node:fs/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { PlanObserver } from '../../src/services/plan.service.js'
 import { buildTestApp, type TestApp } from '../support/app.js'
-import { type DemoMarket, seedDemoMarket } from '../support/demo-market.js'
+import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
 import { type CapturedLog, captureLog } from '../support/log-capture.js'
 import { malformedRequest, oversizedRequest, rawRequest } from '../support/raw-http.js'
-import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
+import type { TestDatabase } from '../support/test-db.js'
 
 describe('HTTP edges on the demo market', () => {
   let t: TestDatabase
@@ -33,8 +33,7 @@ describe('HTTP edges on the demo market', () => {
   const get = (url: string) => built.app.inject(url)
 
   beforeAll(async () => {
-    t = await createTestDatabase()
-    demo = await seedDemoMarket(t, { stocks: 300, history: 2 })
+    ;[t, demo] = await createDemoDatabase({ stocks: 300, history: 2 })
     unplanned = demo.calendar[0]!
     captured = captureLog('info')
     built = await buildTestApp(t, demo.env, { log: captured.log, observe })

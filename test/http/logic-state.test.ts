@@ -6,7 +6,7 @@ import { createLogicStateService } from '../../src/services/logic-state.service.
 import { createDb } from '../../src/storage/db.js'
 import { createLookupRepository } from '../../src/storage/lookup.repository.js'
 import { buildTestApp, type TestApp } from '../support/app.js'
-import { type DemoMarket, seedDemoMarket } from '../support/demo-market.js'
+import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
 import { captureLog } from '../support/log-capture.js'
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
 import { countingStore, DEAD_DATABASE_URL } from './lookup-support.js'
@@ -56,8 +56,7 @@ describe('GET /logic_state on the demo market', () => {
   const get = (url: string, app: TestApp = built) => app.app.inject(url)
 
   beforeAll(async () => {
-    t = await createTestDatabase()
-    demo = await seedDemoMarket(t, { history: 3, skipLast: 1 })
+    ;[t, demo] = await createDemoDatabase({ history: 3, skipLast: 1 })
     planned = demo.planned.at(-1)!
     unplanned = demo.calendar.at(-1)!
     await demo.services.steps.build({ date: unplanned }, signal)

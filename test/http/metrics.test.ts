@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../../src/http/app.js'
 import { createMetrics } from '../../src/services/metrics.js'
 import { buildTestApp, type TestApp } from '../support/app.js'
-import { type DemoMarket, seedDemoMarket } from '../support/demo-market.js'
-import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
+import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
+import type { TestDatabase } from '../support/test-db.js'
 
 function counter(text: string, name: string, labels: string): number {
   const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(labels))
@@ -18,8 +18,7 @@ describe('GET /metrics', () => {
   const metrics = createMetrics()
 
   beforeAll(async () => {
-    t = await createTestDatabase()
-    demo = await seedDemoMarket(t, { history: 1 })
+    ;[t, demo] = await createDemoDatabase({ history: 1 })
     built = await buildTestApp(t, demo.env, { observe: metrics.plan })
     app = await buildApp({ ...built.services, metrics })
   })

@@ -4,9 +4,9 @@ import type { ServiceOptions } from '../../src/compose.js'
 import { PlanSchema } from '../../src/http/schemas/plan.schema.js'
 import { PLAN_CACHE_MAX } from '../../src/services/plan.service.js'
 import { buildTestApp, type TestApp } from '../support/app.js'
-import { type DemoMarket, seedDemoMarket } from '../support/demo-market.js'
+import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
 import { captureLog } from '../support/log-capture.js'
-import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
+import type { TestDatabase } from '../support/test-db.js'
 
 describe('GET /plan and POST /plan/refresh on the demo market', () => {
   let t: TestDatabase
@@ -22,8 +22,7 @@ describe('GET /plan and POST /plan/refresh on the demo market', () => {
   }
 
   beforeAll(async () => {
-    t = await createTestDatabase()
-    demo = await seedDemoMarket(t, { history: 2 })
+    ;[t, demo] = await createDemoDatabase({ history: 2 })
     latest = demo.planned.at(-1)!
   })
   afterAll(async () => {

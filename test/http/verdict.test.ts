@@ -5,7 +5,7 @@ import { MAX_CODES } from '../../src/domain/code-list.js'
 import { createLogger } from '../../src/logger.js'
 import { createDb } from '../../src/storage/db.js'
 import { buildTestApp, type TestApp } from '../support/app.js'
-import { type DemoMarket, seedDemoMarket } from '../support/demo-market.js'
+import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
 import { countingStore, DEAD_DATABASE_URL } from './lookup-support.js'
 
@@ -53,8 +53,7 @@ describe('GET /plan/verdict on the demo market', () => {
   const get = (url: string) => built.app.inject(url)
 
   beforeAll(async () => {
-    t = await createTestDatabase()
-    demo = await seedDemoMarket(t, { history: 2 })
+    ;[t, demo] = await createDemoDatabase({ history: 2 })
     latest = demo.planned.at(-1)!
     earlier = demo.planned[0]!
     built = await buildTestApp(t, demo.env)

@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type DemoMarket, seedDemoMarket } from '../support/demo-market.js'
-import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
+import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
+import type { TestDatabase } from '../support/test-db.js'
 
 describe('build job', () => {
   let t: TestDatabase
   let demo: DemoMarket
   beforeAll(async () => {
-    t = await createTestDatabase()
-    demo = await seedDemoMarket(t, { stocks: 200, days: 70, history: 1 })
+    ;[t, demo] = await createDemoDatabase({ stocks: 200, days: 70, history: 1 })
   })
   afterAll(async () => {
     await demo.cleanup()

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type DemoMarket, seedDemoMarket } from '../support/demo-market.js'
-import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
+import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
+import type { TestDatabase } from '../support/test-db.js'
 
 /** The plan job seeds each code from its latest stored state, whatever its date: a skipped day is no reset. */
 describe('plan job: logic states across a skipped plan day', () => {
@@ -8,8 +8,7 @@ describe('plan job: logic states across a skipped plan day', () => {
   let demo: DemoMarket
   const signal = new AbortController().signal
   beforeAll(async () => {
-    t = await createTestDatabase()
-    demo = await seedDemoMarket(t, { stocks: 150, days: 80, history: 6, skipLast: 2 })
+    ;[t, demo] = await createDemoDatabase({ stocks: 150, days: 80, history: 6, skipLast: 2 })
   })
   afterAll(async () => {
     await demo.cleanup()

@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PushPoolError, runPushPool } from '../../src/jobs/push-pool.job.js'
 import { createLogger } from '../../src/logger.js'
-import { type DemoMarket, seedDemoMarket } from '../support/demo-market.js'
-import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
+import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
+import type { TestDatabase } from '../support/test-db.js'
 
 interface Received {
   readonly key: string | undefined
@@ -46,8 +46,7 @@ describe('push-pool', () => {
   const log = createLogger({ logLevel: 'silent' })
 
   beforeAll(async () => {
-    t = await createTestDatabase()
-    demo = await seedDemoMarket(t, { history: 1 })
+    ;[t, demo] = await createDemoDatabase({ history: 1 })
     date = demo.planned.at(-1)!
   })
   afterAll(async () => {

@@ -4,8 +4,8 @@ import { silentProgress } from '../../src/jobs/progress.js'
 import { runReplay } from '../../src/jobs/replay.job.js'
 import type { Db } from '../../src/storage/db.js'
 import { createReplayRunsRepository } from '../../src/storage/replay-runs.repository.js'
-import { type DemoMarket, seedDemoMarket } from '../support/demo-market.js'
-import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
+import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
+import type { TestDatabase } from '../support/test-db.js'
 
 const MARKET = { stocks: 150, days: 80, seed: 11 }
 const HISTORY = 7
@@ -36,10 +36,8 @@ describe('replay', () => {
   let nightly: DemoMarket
   let replay: DemoMarket
   beforeAll(async () => {
-    chained = await createTestDatabase()
-    replayed = await createTestDatabase()
-    nightly = await seedDemoMarket(chained, { ...MARKET, history: HISTORY })
-    replay = await seedDemoMarket(replayed, { ...MARKET, history: 0 })
+    ;[chained, nightly] = await createDemoDatabase({ ...MARKET, history: HISTORY })
+    ;[replayed, replay] = await createDemoDatabase({ ...MARKET, history: 0 })
   }, 120_000)
   afterAll(async () => {
     await nightly.cleanup()

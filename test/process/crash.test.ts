@@ -7,9 +7,9 @@ import { generateDemoMarket } from '../../src/jobs/demo/generate.js'
 import { silentProgress } from '../../src/jobs/progress.js'
 import { withChainLock } from '../../src/storage/chain-lock.js'
 import { parseSnapshot } from '../../src/storage/plan-files.js'
-import { type DemoMarket, seedDemoMarket } from '../support/demo-market.js'
+import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
 import { startServerProcess } from '../support/server-process.js'
-import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
+import type { TestDatabase } from '../support/test-db.js'
 
 interface Exit {
   code: number | null
@@ -117,8 +117,7 @@ describe('crashes, concurrent chains and reruns', () => {
   }
 
   beforeAll(async () => {
-    t = await createTestDatabase()
-    demo = await seedDemoMarket(t, { stocks: 1500, days: 80, history: 2 })
+    ;[t, demo] = await createDemoDatabase({ history: 2 })
     env = { DATABASE_URL: t.url, PLAN_DATA_DIR: demo.planDataDir, LOG_LEVEL: 'warn' }
   })
   afterAll(async () => {
@@ -164,7 +163,7 @@ describe('crashes, concurrent chains and reruns', () => {
     const dir = path.join(demo.dataDir, '..', 'other-market')
     const other = await generateDemoMarket(
       dir,
-      { stocks: 1500, days: 80, seed: 99, endDate: '2025-06-30' },
+      { stocks: 400, days: 80, seed: 99, endDate: '2025-06-30' },
       silentProgress,
     )
     const count = async (table: 'daily_bars' | 'daily_basics' | 'securities') =>
@@ -191,7 +190,7 @@ describe('crashes, concurrent chains and reruns', () => {
     expect(rerun.code, rerun.output).toBe(0)
     expect(await count('daily_bars')).toBe(bars0 + other.files['bars.csv']!)
     expect(await count('daily_basics')).toBe(basics0 + other.files['basics.csv']!)
-  }, 150_000) // generates a 1500-stock market and imports it twice: over a minute on a busy shared machine
+  }, 150_000) // generates a market and imports it twice
 
   it('kill -9 during POST /plan/refresh, mid-way through writing the plan file, never leaves a torn plan file', async () => {
     const date = demo.planned.at(-1)!

@@ -8,8 +8,8 @@ import { createScheduler, mountScheduler } from '../../src/scheduler-wiring.js'
 import { createMetrics } from '../../src/services/metrics.js'
 import { withChainLock } from '../../src/storage/chain-lock.js'
 import { testConfig } from '../support/config.js'
-import { type DemoMarket, seedDemoMarket } from '../support/demo-market.js'
-import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
+import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
+import type { TestDatabase } from '../support/test-db.js'
 import { type FakeAdmin, startFakeAdmin } from './fake-admin.js'
 import { FAST, TOKEN, triggerParam } from './harness.js'
 
@@ -32,8 +32,7 @@ describe('XXL-JOB dailyPlanChain with the real jobs', () => {
   const metrics = createMetrics({ defaults: false })
 
   beforeAll(async () => {
-    t = await createTestDatabase()
-    demo = await seedDemoMarket(t, { history: 1, skipLast: 1 })
+    ;[t, demo] = await createDemoDatabase({ history: 1, skipLast: 1 })
     admin = await startFakeAdmin(TOKEN)
     const config = testConfig({ ...demo.env, XXLJOB_ACCESS_TOKEN: TOKEN, XXLJOB_ADMIN_ADDRESSES: admin.url })
     const services = createServices(config, createLogger(config), t)

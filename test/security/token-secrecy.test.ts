@@ -16,7 +16,7 @@ import { createMetrics } from '../../src/services/metrics.js'
 import { type FakeAdmin, startFakeAdmin } from '../scheduler/fake-admin.js'
 import { FAST, triggerParam } from '../scheduler/harness.js'
 import { testConfig } from '../support/config.js'
-import { type DemoMarket, seedDemoMarket } from '../support/demo-market.js'
+import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
 import { type ServerProcess, startServerProcess } from '../support/server-process.js'
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
 
@@ -86,8 +86,7 @@ describe('the scheduler token is never logged or echoed', () => {
   }
 
   beforeAll(async () => {
-    t = await createTestDatabase()
-    demo = await seedDemoMarket(t, { stocks: 150, days: 70, history: 1, skipLast: 1 })
+    ;[t, demo] = await createDemoDatabase({ stocks: 150, days: 70, history: 1, skipLast: 1 })
     admin = await startFakeAdmin(TOKEN)
     const config = testConfig({
       ...demo.env,

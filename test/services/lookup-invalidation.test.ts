@@ -4,15 +4,14 @@ import { createServices } from '../../src/compose.js'
 import { createLogger } from '../../src/logger.js'
 import { TIER_DATES_CHANNEL } from '../../src/storage/store-changes.js'
 import { testConfig } from '../support/config.js'
-import { type DemoMarket, seedDemoMarket } from '../support/demo-market.js'
-import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
+import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
+import type { TestDatabase } from '../support/test-db.js'
 
 describe('lookups kept per date', () => {
   let t: TestDatabase
   let demo: DemoMarket
   beforeAll(async () => {
-    t = await createTestDatabase()
-    demo = await seedDemoMarket(t, { history: 1 })
+    ;[t, demo] = await createDemoDatabase({ history: 1 })
   })
   afterAll(async () => {
     await demo.cleanup()

@@ -7,8 +7,8 @@ import { createLogger } from '../../src/logger.js'
 import { createPlanService } from '../../src/services/plan.service.js'
 import { createPlanDays } from '../../src/services/plan-days.js'
 import { testConfig } from '../support/config.js'
-import { type DemoMarket, seedDemoMarket } from '../support/demo-market.js'
-import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
+import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
+import type { TestDatabase } from '../support/test-db.js'
 
 const run = promisify(execFile)
 
@@ -16,8 +16,7 @@ describe('plan service on the demo market', () => {
   let t: TestDatabase
   let demo: DemoMarket
   beforeAll(async () => {
-    t = await createTestDatabase()
-    demo = await seedDemoMarket(t, { history: 3, skipLast: 2 })
+    ;[t, demo] = await createDemoDatabase({ history: 3, skipLast: 2 })
   })
   afterAll(async () => {
     await demo.cleanup()

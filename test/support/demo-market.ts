@@ -1,7 +1,6 @@
 import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import pg from 'pg'
 import { inject } from 'vitest'
 import { createServices, type Services } from '../../src/compose.js'
 import { generateDemoMarket } from '../../src/jobs/demo/generate.js'
@@ -12,7 +11,7 @@ import { createDb } from '../../src/storage/db.js'
 import { createImportStore } from '../../src/storage/import.repository.js'
 import { testConfig } from './config.js'
 import { oncePerRun } from './once-per-run.js'
-import type { TestDatabase } from './test-db.js'
+import { createTestDatabase, type TestDatabase } from './test-db.js'
 
 export interface DemoMarket {
   readonly dataDir: string
@@ -74,18 +73,6 @@ export async function seedInto(
 export const variantKey = (o: DemoOptions): string =>
   `demo_${o.stocks ?? 400}_${o.days ?? 90}_${o.seed ?? 7}_${o.history ?? 3}_${o.skipLast ?? 0}`
 
-const sameServer = (a: string, b: string): boolean => new URL(a).host === new URL(b).host
-
-async function adminQuery<T extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<T[]> {
-  const admin = new pg.Client({ connectionString: inject('pgAdminUrl') })
-  await admin.connect()
-  try {
-    return (await admin.query<T>(sql, params)).rows
-  } finally {
-    await admin.end()
-  }
-}
-
 /**
  * The variant's template database and files, built once per test run by the first file that asks (other files
  * wait on an advisory lock) and cloned by every later one: generate + import + chain cost once, not per file.
@@ -117,23 +104,14 @@ async function ensureTemplate(options: DemoOptions): Promise<{ name: string; roo
 }
 
 /**
- * A small deterministic demo market in the test database, with the chain run for its last `history` days (or up
- * to `skipLast` days before the end). Plan and market files live in a temp dir of this caller's own.
- *
- * On the run's shared server `t` (fresh from createTestDatabase, never connected yet) is recreated as a clone of
- * the variant's template, so each file gets its own copy it may write to; on any other server (a test's own
- * cluster) the market is seeded in place.
+ * A fresh test database holding a small deterministic demo market, with the chain run for its last `history` days
+ * (or up to `skipLast` days before the end): a clone of the variant's template, so each file gets its own copy it
+ * may write to. Plan and market files live in a temp dir of this caller's own.
  */
-export async function seedDemoMarket(t: TestDatabase, options: DemoOptions = {}): Promise<DemoMarket> {
-  if (sameServer(t.url, inject('pgAdminUrl')) && t.name.startsWith('t_')) {
-    if (t.pool.totalCount > 0) throw new Error('seedDemoMarket needs a test database nothing has connected to yet')
-    const template = await ensureTemplate(options)
-    await adminQuery(`drop database if exists ${t.name} with (force)`)
-    await adminQuery(`create database ${t.name} template ${template.name}`)
-    return openDemoMarket(t, template.root, template.seeded)
-  }
-  const root = await mkdtemp(path.join(os.tmpdir(), 'stockplan-demo-'))
-  return demoMarketAt(t, root, await seedInto(t, root, options))
+export async function createDemoDatabase(options: DemoOptions = {}): Promise<[TestDatabase, DemoMarket]> {
+  const template = await ensureTemplate(options)
+  const t = await createTestDatabase(template.name)
+  return [t, await openDemoMarket(t, template.root, template.seeded)]
 }
 
 /** A demo market whose rows are already in `t`: its files are copied from `filesFrom` into a temp dir of its own. */

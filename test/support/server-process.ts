@@ -1,5 +1,4 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { freePort } from '../../src/storage/embedded-postgres.js'
 
 export interface ServerProcess {
   readonly child: ChildProcess
@@ -9,12 +8,20 @@ export interface ServerProcess {
   readonly exited: Promise<number | string>
 }
 
-/** `stockplan serve` as a real child process on a free port; resolves once /health answers. */
+const LISTENING = /"address":"(http:\/\/[^"]+)"[^\n]*"msg":"stock plan service listening"/
+
+/** The URL a server started with PORT=0 listens on, once its log says so. */
+export const listeningUrl = (output: string): string | undefined => LISTENING.exec(output)?.[1]
+
+/**
+ * `stockplan serve` as a real child process; resolves once /health answers. It listens on a port the kernel picks
+ * (PORT=0) and the URL is read from its "listening" line: a port picked free beforehand could be taken by another
+ * process's connection during the seconds the server takes to start.
+ */
 export async function startServerProcess(env: Record<string, string>, timeoutMs = 60_000): Promise<ServerProcess> {
-  const port = await freePort()
   let output = ''
   const child = spawn(process.execPath, ['bin/stockplan.js', 'serve'], {
-    env: { ...process.env, LOG_LEVEL: 'info', DATABASE_URL: '', HOST: '127.0.0.1', PORT: String(port), ...env },
+    env: { ...process.env, LOG_LEVEL: 'info', DATABASE_URL: '', HOST: '127.0.0.1', PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   child.stdout!.on('data', (c: Buffer) => {
@@ -26,15 +33,14 @@ export async function startServerProcess(env: Record<string, string>, timeoutMs 
   const exited = new Promise<number | string>((resolve) =>
     child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)),
   )
-  const url = `http://127.0.0.1:${port}`
   const deadline = Date.now() + timeoutMs
+  let url = ''
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited early:\n${output}`)
-    try {
-      const res = await fetch(`${url}/health`)
-      if (res.status === 200) break
-    } catch {
-      // not listening yet
+    url ||= listeningUrl(output) ?? ''
+    if (url) {
+      const res = await fetch(`${url}/health`).catch(() => undefined)
+      if (res?.status === 200) break
     }
     if (Date.now() > deadline) {
       child.kill('SIGKILL')

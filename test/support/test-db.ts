@@ -11,14 +11,14 @@ export interface TestDatabase extends DbHandle {
   drop(): Promise<void>
 }
 
-/** A fresh migrated database cloned from the run's template; drop() destroys it. */
-export async function createTestDatabase(): Promise<TestDatabase> {
+/** A fresh database cloned from `template` (the run's migrated one unless named); drop() destroys it. */
+export async function createTestDatabase(template: string = inject('pgTemplate')): Promise<TestDatabase> {
   const adminUrl = inject('pgAdminUrl')
   const name = `t_${randomBytes(6).toString('hex')}`
   const admin = new pg.Client({ connectionString: adminUrl })
   await admin.connect()
   try {
-    await admin.query(`create database ${name} template ${inject('pgTemplate')}`)
+    await admin.query(`create database ${name} template ${template}`)
   } finally {
     await admin.end()
   }

@@ -1,5 +1,5 @@
 /**
- * Examples for the OpenAPI document, taken from the demo market (`seedDemoMarket`: 400 stocks, seed 7, the chain
+ * Examples for the OpenAPI document, taken from the demo market (`createDemoDatabase` in the tests: 400 stocks, seed 7, the chain
  * run for its last three days), trimmed to one or two items per list. The contract test validates every one of
  * them against its schema, so they cannot drift from the responses they illustrate.
  */
