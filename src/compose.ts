@@ -90,7 +90,10 @@ export function createServices(
     logicStates.forgetDate(date)
   }
   const latestDate = createLatestDate({
-    listen: options.listen && store.url ? storeChangeListener({ url: store.url, log }) : undefined,
+    listen:
+      options.listen && store.url
+        ? storeChangeListener({ url: store.url, log, timings: { heartbeatMs: config.storeHeartbeatMs } })
+        : undefined,
     query: () => tiers.latestDate(),
     log,
     onPlanWritten: forgetPlan,

@@ -12,6 +12,8 @@ export interface Config {
   readonly demoDataDir: string
   readonly planFromSnapshot: boolean
   readonly planCacheSec: number
+  /** How often the plan-written listener proves its connection alive (it gives up 2 s after a missed beat). */
+  readonly storeHeartbeatMs: number
   readonly poolTop: number
   readonly poolMax: number
   readonly poolPushUrl: string | undefined
@@ -95,6 +97,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     demoDataDir: path.resolve(cwd, text(env, 'DEMO_DATA_DIR') ?? 'var/demo'),
     planFromSnapshot: flag(env, 'PLAN_FROM_SNAPSHOT', true),
     planCacheSec: integer(env, 'PLAN_CACHE_SEC', 43200, 0, 10 * 365 * 86400),
+    storeHeartbeatMs: integer(env, 'STORE_HEARTBEAT_MS', 5000, 100, 600_000),
     poolTop,
     poolMax,
     poolPushUrl: url(env, 'POOL_PUSH_URL', ['http:', 'https:']),

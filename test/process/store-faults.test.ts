@@ -32,6 +32,9 @@ function serverErrors(output: string): string {
   return lines.slice(0, 20).join('\n') || '(none)'
 }
 
+/** The server's STORE_HEARTBEAT_MS: short, so that the frozen-store case sees the heartbeat give up soon. */
+const HEARTBEAT_MS = 500
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** Polls `done` every 20 ms until it holds; throws `what()` after `timeoutMs`. */
@@ -51,9 +54,13 @@ describe('store faults under a real server process', () => {
   const code = () => '000001'
 
   beforeAll(async () => {
-    cluster = await seedCluster({ stocks: 200, days: 70, history: 2 })
+    cluster = await seedCluster({ stocks: 200, days: 70, history: 2, skipLast: 1 })
     ;[older, latest] = cluster.demo.planned as [string, string]
-    server = await startServerProcess({ DATABASE_URL: cluster.pg.url, PLAN_DATA_DIR: cluster.demo.planDataDir })
+    server = await startServerProcess({
+      DATABASE_URL: cluster.pg.url,
+      PLAN_DATA_DIR: cluster.demo.planDataDir,
+      STORE_HEARTBEAT_MS: String(HEARTBEAT_MS),
+    })
   })
   afterAll(async () => {
     server?.child.kill('SIGKILL')
@@ -89,11 +96,14 @@ describe('store faults under a real server process', () => {
       const logFrom = server.output().length
       /** Per worker, the answers to requests it sent after the kill. */
       const answeredAfterKill = new Array<number>(workerCount).fill(0)
+      /** Per worker, the path it is waiting on. */
+      const waitingOn = new Array<string>(workerCount).fill('')
       const worker = async (offset: number) => {
         for (let i = offset; !stop; i++) {
           inflight++
           const sentAfterKill = killed
           const url = paths[i % paths.length]!
+          waitingOn[offset] = url
           try {
             const answer = await get(`${server.url}${url}`)
             statuses.push(answer.status)
@@ -127,7 +137,8 @@ describe('store faults under a real server process', () => {
         await until(
           async () => answeredAfterKill.every((n) => n >= 3) && all.every((pid) => !isProcessAlive(pid)),
           30_000,
-          () => `answers after the kill ${answeredAfterKill}, and the old backends to exit`,
+          () =>
+            `answers after the kill ${answeredAfterKill} (waiting on ${waitingOn.join(' ')}), and the old backends to exit:\n${server.output().slice(logFrom).slice(-4000)}`,
         )
         stop = true
         await Promise.all(workers)
@@ -165,8 +176,9 @@ describe('store faults under a real server process', () => {
     const { all } = await postmasterTree(cluster.dataDir)
     for (const pid of all) process.kill(pid, 'SIGSTOP')
     try {
-      // at once (the LISTEN connection looks alive), and after its heartbeat gave up on the frozen store
-      for (const wait of [300, 8000]) {
+      // at once (the LISTEN connection looks alive), and after its heartbeat gave up on the frozen store (a missed
+      // beat is given up on after 2 s)
+      for (const wait of [300, HEARTBEAT_MS + 2000 + 500]) {
         await sleep(wait)
         const [health, cached, snapshot] = await Promise.all([
           get(`${server.url}/health`),
