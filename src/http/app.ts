@@ -26,6 +26,7 @@ import trackRecordRoutes from './routes/track-record.routes.js'
 import trackRecordViewerRoutes from './routes/track-record-viewer.routes.js'
 import verdictRoutes from './routes/verdict.routes.js'
 import viewerRoutes from './routes/viewer.routes.js'
+import { sharedSchemaCompilers } from './schema-compilers.js'
 import { componentSchemas } from './schemas/index.js'
 import { openapiOptions } from './schemas/openapi.js'
 
@@ -70,6 +71,7 @@ export function fastifyOptions(log: Logger, nextRequestId: () => string = reques
     // errors answered before routing, and requests node's parser refuses, are {detail} too
     frameworkErrors,
     clientErrorHandler,
+    schemaController: { compilersFactory: sharedSchemaCompilers },
     ajv: {
       customOptions: {
         coerceTypes: true,

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest'
+import { sharedSchemaCompilers } from '../../src/http/schema-compilers.js'
+
+const route = (schema: unknown) => ({ method: 'GET', url: '/x', httpStatus: '200', schema })
+const externals = { Item: { $id: 'Item', type: 'object', properties: { n: { type: 'integer' } } } }
+
+describe('shared schema compilers', () => {
+  it('compiles a response schema once per process, for any number of apps', () => {
+    const schema = { type: 'object', properties: { a: { type: 'string' }, item: { $ref: 'Item#' } } }
+    const firstApp = sharedSchemaCompilers.buildSerializer(externals, {})
+    const secondApp = sharedSchemaCompilers.buildSerializer(structuredClone(externals), {})
+    const serialize = firstApp(route(schema))
+    expect(secondApp(route(schema))).toBe(serialize)
+    expect(serialize({ a: 'x', item: { n: 2, extra: 1 }, dropped: true })).toBe('{"a":"x","item":{"n":2}}')
+  })
+
+  it('compiles again for another schema object, other external schemas or other options', () => {
+    const schema = { type: 'object', properties: { a: { type: 'string' }, item: { $ref: 'Item#' } } }
+    const serialize = sharedSchemaCompilers.buildSerializer(externals, {})(route(schema))
+    const sameShape = sharedSchemaCompilers.buildSerializer(externals, {})(route(structuredClone(schema)))
+    expect(sameShape).not.toBe(serialize)
+    const otherItem = { Item: { $id: 'Item', type: 'object', properties: { m: { type: 'integer' } } } }
+    const otherExternals = sharedSchemaCompilers.buildSerializer(otherItem, {})(route(schema))
+    expect(otherExternals).not.toBe(serialize)
+    expect(otherExternals({ a: 'x', item: { n: 2, m: 3 } })).toBe('{"a":"x","item":{"m":3}}')
+    const otherOptions = sharedSchemaCompilers.buildSerializer(externals, { rounding: 'ceil' })(route(schema))
+    expect(otherOptions).not.toBe(serialize)
+  })
+})
