@@ -6,6 +6,7 @@ import { sql } from 'kysely'
 import { type PeBandStats, VALUATION_RULES } from '../domain/valuation.js'
 import { codeIn } from './code-filter.js'
 import type { Db } from './db.js'
+import { readPaged } from './paged-read.js'
 import type { IsoDate, StockDailyRow } from './schema.js'
 
 export interface TierDayRow {
@@ -37,15 +38,16 @@ export function createLookupRepository(db: Db) {
     /** Per code, its stored daily row of `date` if there is one, else its newest one before `date`. */
     latestStoredStates(date: IsoDate, codes: readonly string[]): Promise<StockDailyRow[]> {
       if (codes.length === 0) return Promise.resolve([])
-      return db
-        .selectFrom('stock_daily')
-        .selectAll()
-        .distinctOn('code')
-        .where(codeIn(codes))
-        .where('trade_date', '<=', date)
-        .orderBy('code')
-        .orderBy('trade_date', 'desc')
-        .execute()
+      return readPaged(
+        db
+          .selectFrom('stock_daily')
+          .selectAll()
+          .distinctOn('code')
+          .where(codeIn(codes))
+          .where('trade_date', '<=', date)
+          .orderBy('code')
+          .orderBy('trade_date', 'desc'),
+      )
     },
 
     /**

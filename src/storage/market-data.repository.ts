@@ -6,6 +6,7 @@ import type { CalendarAround } from '../domain/trading-days.js'
 import { VALUATION_RULES } from '../domain/valuation.js'
 import { codeIn } from './code-filter.js'
 import type { Db } from './db.js'
+import { readPaged } from './paged-read.js'
 import type { IsoDate } from './schema.js'
 
 export interface PeStats {
@@ -202,7 +203,7 @@ export function createMarketDataRepository(db: Db) {
     async financials(date: IsoDate, codes?: readonly string[]): Promise<Map<string, FinancialRow[]>> {
       let q = db.selectFrom('financials').selectAll().distinctOn(['code', 'end_date']).where('ann_date', '<=', date)
       if (codes) q = q.where(codeIn(codes))
-      const rows = await q.orderBy('code').orderBy('end_date', 'desc').orderBy('ann_date', 'desc').execute()
+      const rows = await readPaged(q.orderBy('code').orderBy('end_date', 'desc').orderBy('ann_date', 'desc'))
       const out = new Map<string, FinancialRow[]>()
       for (const row of rows) {
         const list = out.get(row.code)

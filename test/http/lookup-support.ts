@@ -1,5 +1,5 @@
-import { Kysely, PostgresDialect } from 'kysely'
-import type { DbHandle } from '../../src/storage/db.js'
+import { Kysely } from 'kysely'
+import { type DbHandle, postgresDialect } from '../../src/storage/db.js'
 import type { Database } from '../../src/storage/schema.js'
 
 export interface CountingStore extends DbHandle {
@@ -17,7 +17,7 @@ const NOT_TABLES = new Set(['dates', 'unnest', 'lateral'])
 export function countingStore(handle: DbHandle): CountingStore {
   const queries: string[] = []
   const db = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: handle.pool }),
+    dialect: postgresDialect(handle.pool),
     log: (event) => {
       if (event.level === 'query') queries.push(event.query.sql)
     },
