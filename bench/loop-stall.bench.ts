@@ -4,10 +4,14 @@
  * POST /plan/refresh, and 1000-code /plan/verdict and /logic_state requests, cold (first for the date), warm
  * and eight at once. A 5 ms timer measures
  * each stall twice: wall time (includes waiting for a CPU on a busy machine) and the process CPU spent during it
- * (what this process itself blocked the loop with). Prints figures; asserts nothing.
+ * (what this process itself blocked the loop with). The GETs come over a real socket from a client process of their
+ * own (bench/request-client.ts): with `inject`, the client's work on a 1 MB body ran in this loop and counted as the
+ * server's stall. Prints figures; asserts nothing.
  *   npx tsx bench/loop-stall.bench.ts [--stocks 800 --days 320 --repeat 5]   (the demo's size by default)
  * BENCH_SERVICE_ROOT=<another checkout> measures that checkout's service code instead (before/after in one run).
  */
+import { fork } from 'node:child_process'
+import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import type { createServices as CreateServices } from '../src/compose.js'
 import type { buildApp as BuildApp } from '../src/http/app.js'
@@ -74,16 +78,34 @@ async function stall(
 }
 
 const { query } = await thousandCodeQuery(m)
-const get = async (url: string) => {
-  const res = await app.inject(url)
-  if (res.statusCode !== 200) throw new Error(`${url.slice(0, 60)}: ${res.statusCode}`)
+
+// requests come over a real socket from a client process of their own (bench/request-client.ts)
+const client = fork(path.join(import.meta.dirname, 'request-client.ts'), { execArgv: ['--import', 'tsx'] })
+await new Promise((resolve) => client.once('message', resolve))
+const asked = new Map<number, (answer: { statuses?: number[]; error?: string }) => void>()
+client.on('message', (answer: { id: number; statuses?: number[]; error?: string }) => asked.get(answer.id)?.(answer))
+let askId = 0
+let base = ''
+/** `count` GETs of `url` at once, from the client process; throws unless each is answered 200. */
+const getMany = async (url: string, count: number) => {
+  const id = ++askId
+  const answer = await new Promise<{ statuses?: number[]; error?: string }>((resolve) => {
+    asked.set(id, resolve)
+    client.send({ id, url: `${base}${url}`, count })
+  })
+  asked.delete(id)
+  if (answer.error || answer.statuses?.some((s) => s !== 200))
+    throw new Error(`${url.slice(0, 60)}: ${answer.error ?? answer.statuses?.join(',')}`)
 }
+const get = (url: string) => getMany(url, 1)
 
 console.log(`service code from ${root}; market ${path.basename(path.dirname(m.config.pgDataDir))}, date ${m.lastDate}`)
 // booting the app (plugins, routes, schemas) is what `listen` does before the server takes requests
 await stall('app ready (before listening)', async () => {
   await app.ready()
 })
+await app.listen({ port: 0, host: '127.0.0.1' })
+base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
 await stall('first request through the app (GET /health)', () => get('/health'))
 await stall(`build ${m.lastDate}`, () => services.steps.build({ date: m.lastDate }, signal))
 await stall('plan job', () => services.steps.plan({ date: m.lastDate }, signal))
@@ -94,7 +116,7 @@ await stall('live assembly (snapshot off, cache off)', () =>
 )
 await stall('snapshot read (nocache=1)', () => services.plans.getPlan({ date: m.lastDate, sizes, nocache: true }))
 await stall('POST /plan/refresh', async () => {
-  const res = await app.inject({ method: 'POST', url: `/plan/refresh?date=${m.lastDate}` })
+  const res = await app.inject({ method: 'POST', url: `/plan/refresh?date=${m.lastDate}` }) // a small answer
   if (res.statusCode !== 200) throw new Error(`/plan/refresh: ${res.statusCode}`)
 })
 const repeat = flag('repeat', 5)
@@ -109,17 +131,14 @@ await stall(`GET /logic_state 1000 codes, first (${repeat} runs)`, () => get(`/l
   before: () => services.logicStates.clear(),
 })
 await stall('GET /logic_state 1000 codes, again', () => get(`/logic_state?${query}`))
-await stall(
-  `8 x GET /plan/verdict 1000 codes at once (${repeat} runs)`,
-  () => Promise.all(Array.from({ length: 8 }, () => get(`/plan/verdict?${query}`))),
-  { repeat },
-)
-await stall(
-  `8 x GET /logic_state 1000 codes at once (${repeat} runs)`,
-  () => Promise.all(Array.from({ length: 8 }, () => get(`/logic_state?${query}`))),
-  { repeat },
-)
+await stall(`8 x GET /plan/verdict 1000 codes at once (${repeat} runs)`, () => getMany(`/plan/verdict?${query}`, 8), {
+  repeat,
+})
+await stall(`8 x GET /logic_state 1000 codes at once (${repeat} runs)`, () => getMany(`/logic_state?${query}`, 8), {
+  repeat,
+})
 clearInterval(timer)
+client.kill()
 await app.close()
 await live.close()
 await services.close()
