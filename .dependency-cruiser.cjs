@@ -68,7 +68,7 @@ module.exports = {
       comment: 'SQL lives in storage/ repositories: nothing else talks to the database driver',
       severity: 'error',
       from: { path: '^src/', pathNot: '^src/storage/' },
-      to: { path: 'node_modules/(pg|kysely|pg-copy-streams)/', dependencyTypesNot: ['type-only'] },
+      to: { path: 'node_modules/(pg|pg-cursor|kysely|pg-copy-streams)/', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'domain-does-no-io',
