@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createServices, type Services } from '../../src/compose.js'
 import { createLogger } from '../../src/logger.js'
 import { testConfig } from '../support/config.js'
+import { insertSecurities } from '../support/securities.js'
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
 
 const DAYS = [
@@ -53,20 +54,10 @@ describe('outcomes step', () => {
       'securities',
     ] as const)
       await t.db.deleteFrom(table).execute()
-    await t.db
-      .insertInto('securities')
-      .values(
-        CODES.map((code) => ({
-          code,
-          name: code,
-          exchange: code.slice(-2),
-          board: code.startsWith('300') ? 'chinext' : 'main',
-          industry: null,
-          list_date: '2020-01-01',
-          delist_date: null,
-        })),
-      )
-      .execute()
+    await insertSecurities(t.db, CODES, {
+      listDate: '2020-01-01',
+      board: (code) => (code.startsWith('300') ? 'chinext' : 'main'),
+    })
   }
 
   async function bars(list: readonly Bar[], indexCloses: ReadonlyMap<number, number>): Promise<void> {

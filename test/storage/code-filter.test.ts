@@ -1,25 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { codeIn } from '../../src/storage/code-filter.js'
+import { insertSecurities } from '../support/securities.js'
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
 
 describe('codeIn: a code list as one array parameter', () => {
   let t: TestDatabase
   beforeAll(async () => {
     t = await createTestDatabase()
-    await t.db
-      .insertInto('securities')
-      .values(
-        ['600000.SH', '000001.SZ', '300750.SZ'].map((code) => ({
-          code,
-          name: code,
-          exchange: code.slice(-2),
-          board: 'main',
-          industry: null,
-          list_date: '2020-01-02',
-          delist_date: null,
-        })),
-      )
-      .execute()
+    await insertSecurities(t.db, ['600000.SH', '000001.SZ', '300750.SZ'])
   })
   afterAll(async () => t.drop())
 

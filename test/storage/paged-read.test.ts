@@ -6,6 +6,7 @@ import { readPaged } from '../../src/storage/paged-read.js'
 import { runCli } from '../support/cli-process.js'
 import { startCuttingProxy } from '../support/cutting-proxy.js'
 import { createDemoDatabase } from '../support/demo-market.js'
+import { insertSecurities } from '../support/securities.js'
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
 
 describe('readPaged: a large result a page at a time', () => {
@@ -13,20 +14,7 @@ describe('readPaged: a large result a page at a time', () => {
   const codes = Array.from({ length: 1234 }, (_, i) => `${String(i).padStart(6, '0')}.SZ`)
   beforeAll(async () => {
     t = await createTestDatabase()
-    await t.db
-      .insertInto('securities')
-      .values(
-        codes.map((code) => ({
-          code,
-          name: code,
-          exchange: 'SZ',
-          board: 'main',
-          industry: null,
-          list_date: '2020-01-02',
-          delist_date: null,
-        })),
-      )
-      .execute()
+    await insertSecurities(t.db, codes)
   })
   afterAll(async () => t.drop())
 
