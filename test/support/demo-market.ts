@@ -46,8 +46,13 @@ export async function seedInto(
   root: string,
   options: DemoOptions,
 ): Promise<Seeded> {
+  const lastDate = await importMarketInto(t, root, options)
+  return chainInto(t, root, options, lastDate)
+}
+
+/** Generates the market's files under `root/market` and imports them into `t`; returns the last trading day. */
+async function importMarketInto(t: Pick<TestDatabase, 'pool'>, root: string, options: DemoOptions): Promise<string> {
   const dataDir = path.join(root, 'market')
-  const config = testConfig({ PLAN_DATA_DIR: path.join(root, 'plan') })
   const summary = await generateDemoMarket(
     dataDir,
     { stocks: options.stocks ?? 400, days: options.days ?? 90, seed: options.seed ?? 7 },
@@ -58,9 +63,20 @@ export async function seedInto(
     { dir: dataDir, format: 'native' },
     new AbortController().signal,
   )
+  return summary.lastDate
+}
+
+/** Runs the chain in `t` for the variant's planned days (the last `history` before `skipLast`), plan files in `root`. */
+async function chainInto(
+  t: Pick<TestDatabase, 'db' | 'pool'>,
+  root: string,
+  options: DemoOptions,
+  lastDate: string,
+): Promise<Seeded> {
+  const config = testConfig({ PLAN_DATA_DIR: path.join(root, 'plan') })
   const services = createServices(config, silentLog, t)
   try {
-    const calendar = await services.market.calendar(summary.lastDate)
+    const calendar = await services.market.calendar(lastDate)
     const end = calendar.length - (options.skipLast ?? 0)
     const planned = calendar.slice(Math.max(0, end - (options.history ?? 3)), end)
     for (const date of planned) await services.chain({ date }, new AbortController().signal)
@@ -73,34 +89,55 @@ export async function seedInto(
 export const variantKey = (o: DemoOptions): string =>
   `demo_${o.stocks ?? 400}_${o.days ?? 90}_${o.seed ?? 7}_${o.history ?? 3}_${o.skipLast ?? 0}`
 
-/**
- * The variant's template database and files, built once per test run by the first file that asks (other files
- * wait on an advisory lock) and cloned by every later one: generate + import + chain cost once, not per file.
- */
-async function ensureTemplate(options: DemoOptions): Promise<{ name: string; root: string; seeded: Seeded }> {
-  const name = variantKey(options)
+const marketKey = (o: DemoOptions): string => `demo_market_${o.stocks ?? 400}_${o.days ?? 90}_${o.seed ?? 7}`
+
+/** A database and files built once per test run by the first file that asks (the others wait on an advisory lock). */
+async function ensureDatabase<T>(
+  name: string,
+  from: string,
+  build: (handle: Pick<TestDatabase, 'db' | 'pool'>, root: string) => Promise<T>,
+): Promise<{ root: string; built: T }> {
   const root = path.join(inject('demoCacheDir'), name)
   // the marker lies beside the files, so no clone copies it
-  const seeded = await oncePerRun(name, `${root}.json`, async (admin) => {
+  const built = await oncePerRun(name, `${root}.json`, async (admin) => {
     await rm(root, { recursive: true, force: true })
     await mkdir(root, { recursive: true })
     const building = `${name}_building`
     await admin.query(`drop database if exists ${building} with (force)`)
-    await admin.query(`create database ${building} template ${inject('pgTemplate')}`)
+    await admin.query(`create database ${building} template ${from}`)
     const url = new URL(inject('pgAdminUrl'))
     url.pathname = `/${building}`
     const handle = createDb(url.toString(), silentLog)
-    let built: Seeded
+    let value: T
     try {
-      built = await seedInto(handle, root, options)
+      value = await build(handle, root)
     } finally {
       await handle.db.destroy()
     }
     await admin.query(`drop database if exists ${name}`)
+    // a backend of the pool just ended may not have exited yet, and a rename refuses a database anyone is using
+    await admin.query('select pg_terminate_backend(pid, 5000) from pg_stat_activity where datname = $1', [building])
     await admin.query(`alter database ${building} rename to ${name}`)
-    return built
+    return value
   })
-  return { name, root, seeded }
+  return { root, built }
+}
+
+/**
+ * The variant's template database and files, cloned by every file that asks for it. A variant is built from its
+ * market's template (generated and imported once per run, whatever the history), so only the chain runs per variant.
+ */
+async function ensureTemplate(options: DemoOptions): Promise<{ name: string; root: string; seeded: Seeded }> {
+  const market = marketKey(options)
+  const imported = await ensureDatabase(market, inject('pgTemplate'), (handle, root) =>
+    importMarketInto(handle, root, options),
+  )
+  const name = variantKey(options)
+  const variant = await ensureDatabase(name, market, async (handle, root) => {
+    await cp(path.join(imported.root, 'market'), path.join(root, 'market'), { recursive: true })
+    return chainInto(handle, root, options, imported.built)
+  })
+  return { name, root: variant.root, seeded: variant.built }
 }
 
 /**
