@@ -40,6 +40,9 @@ export interface Seeded {
 
 const silentLog = createLogger({ logLevel: 'silent' })
 
+/** The market a variant is cut from, defaults applied: 400 stocks × 90 days of seed 7. */
+const marketOf = (o: DemoOptions) => ({ stocks: o.stocks ?? 400, days: o.days ?? 90, seed: o.seed ?? 7 })
+
 /** Generates, imports and runs the chain into the database `t`, with market and plan files under `root`. */
 export async function seedInto(
   t: Pick<TestDatabase, 'db' | 'pool'>,
@@ -53,11 +56,7 @@ export async function seedInto(
 /** Generates the market's files under `root/market` and imports them into `t`; returns the last trading day. */
 async function importMarketInto(t: Pick<TestDatabase, 'pool'>, root: string, options: DemoOptions): Promise<string> {
   const dataDir = path.join(root, 'market')
-  const summary = await generateDemoMarket(
-    dataDir,
-    { stocks: options.stocks ?? 400, days: options.days ?? 90, seed: options.seed ?? 7 },
-    silentProgress,
-  )
+  const summary = await generateDemoMarket(dataDir, marketOf(options), silentProgress)
   await importDirectory(
     { imports: createImportStore(t.pool), log: silentLog, progress: silentProgress },
     { dir: dataDir, format: 'native' },
@@ -86,10 +85,12 @@ async function chainInto(
   }
 }
 
-export const variantKey = (o: DemoOptions): string =>
-  `demo_${o.stocks ?? 400}_${o.days ?? 90}_${o.seed ?? 7}_${o.history ?? 3}_${o.skipLast ?? 0}`
+const marketKey = (o: DemoOptions): string => {
+  const { stocks, days, seed } = marketOf(o)
+  return `${stocks}_${days}_${seed}`
+}
 
-const marketKey = (o: DemoOptions): string => `demo_market_${o.stocks ?? 400}_${o.days ?? 90}_${o.seed ?? 7}`
+export const variantKey = (o: DemoOptions): string => `demo_${marketKey(o)}_${o.history ?? 3}_${o.skipLast ?? 0}`
 
 /** A database and files built once per test run by the first file that asks (the others wait on an advisory lock). */
 async function ensureDatabase<T>(
@@ -128,7 +129,7 @@ async function ensureDatabase<T>(
  * market's template (generated and imported once per run, whatever the history), so only the chain runs per variant.
  */
 async function ensureTemplate(options: DemoOptions): Promise<{ name: string; root: string; seeded: Seeded }> {
-  const market = marketKey(options)
+  const market = `demo_market_${marketKey(options)}`
   const imported = await ensureDatabase(market, inject('pgTemplate'), (handle, root) =>
     importMarketInto(handle, root, options),
   )
