@@ -1,7 +1,8 @@
 /**
  * Cached GET /plan against the stack's floor, measured as CPU per request. Three servers, each in its own process,
  * send the same bytes: a bare `node:http` server (a Buffer), a bare Fastify route (a Buffer), and the service
- * itself (`stockplan serve`, its real logging: LOG_LEVEL=info, the access line of every request written to a file).
+ * itself (`stockplan serve`, its real logging: LOG_LEVEL=info, the access line of every request written to a file, on
+ * tmpfs where the machine has /dev/shm, or in BENCH_LOG_DIR).
  * `wrk` loads each one in turn from its own process; the server's CPU time per request is read from
  * /proc/<pid>/stat around the run, wrk's own CPU from `times` (it must stay below the server's, or the load
  * generator is the bottleneck). Several rounds, the order of the servers rotated each round; prints the median
@@ -23,6 +24,7 @@
  * where each one's CPU went under load, by package and by function.
  */
 import { type ChildProcess, execFile } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { isDeepStrictEqual, promisify } from 'node:util'
@@ -57,7 +59,12 @@ await ensurePlanned(market, [market.lastDate], new AbortController().signal)
 const work = path.resolve('var/bench/cached-plan')
 await rm(work, { recursive: true, force: true })
 await mkdir(work, { recursive: true })
-const stdoutOf = (server: string): string => path.join(work, `${server.replace(/[^a-z]+/gi, '-')}-stdout.ndjson`)
+// the access lines go to a file on tmpfs where there is one: hundreds of MB written to a disk-backed file make the
+// kernel's writeback threads compete with the pinned servers, and the later rounds read 20-40 % higher than the first
+const logDir = process.env.BENCH_LOG_DIR ?? (existsSync('/dev/shm') ? '/dev/shm/stockplan-cached-plan' : work)
+await rm(logDir, { recursive: true, force: true })
+await mkdir(logDir, { recursive: true })
+const stdoutOf = (server: string): string => path.join(logDir, `${server.replace(/[^a-z]+/gi, '-')}-stdout.ndjson`)
 const isService = (server: string): boolean => server.startsWith('service')
 const profDirOf = (server: string): string => path.join(work, 'prof', server.replace(/[^a-z]+/gi, '-'))
 
@@ -278,6 +285,7 @@ for (const s of servers.filter((x) => isService(x.name))) {
   console.log(`${s.name}: access lines written: ${lines.length} (>= ${served} measured requests); last one:`)
   console.log(lines.at(-1))
 }
+if (logDir !== work) await rm(logDir, { recursive: true, force: true })
 if (profile) {
   for (const s of servers) {
     const summary = await summariseProfile(profDirOf(s.name), { windows: loadWindows.get(s.name), top: 12 })
