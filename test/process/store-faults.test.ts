@@ -34,6 +34,8 @@ function serverErrors(output: string): string {
 
 /** The server's STORE_HEARTBEAT_MS: short, so that the frozen-store case sees the heartbeat give up soon. */
 const HEARTBEAT_MS = 500
+/** Answers each load worker must have had to requests it sent with the store gone. */
+const ANSWERS_AFTER_KILL = 3
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -98,8 +100,11 @@ describe('store faults under a real server process', () => {
       const answeredAfterKill = new Array<number>(workerCount).fill(0)
       /** Per worker, the path it is waiting on. */
       const waitingOn = new Array<string>(workerCount).fill('')
+      // a worker stops once it has its answers after the kill: against a store that is down the answers come at once,
+      // and a worker going on would spin (thousands of requests) while the old backends take their time to exit
+      const done = (offset: number): boolean => stop || answeredAfterKill[offset]! >= ANSWERS_AFTER_KILL
       const worker = async (offset: number) => {
-        for (let i = offset; !stop; i++) {
+        for (let i = offset; !done(offset); i++) {
           inflight++
           const sentAfterKill = killed
           const url = paths[i % paths.length]!
@@ -135,7 +140,7 @@ describe('store faults under a real server process', () => {
       try {
         // every worker has had answers to requests it sent with the store gone, and the old backends are gone too
         await until(
-          async () => answeredAfterKill.every((n) => n >= 3) && all.every((pid) => !isProcessAlive(pid)),
+          async () => answeredAfterKill.every((n) => n >= ANSWERS_AFTER_KILL) && all.every((pid) => !isProcessAlive(pid)),
           30_000,
           () =>
             `answers after the kill ${answeredAfterKill} (waiting on ${waitingOn.join(' ')}), and the old backends to exit:\n${server.output().slice(logFrom).slice(-4000)}`,
