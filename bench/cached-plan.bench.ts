@@ -19,6 +19,11 @@
  * Each server (all its threads) is pinned to CPU 0 and wrk to CPU 1 (`taskset`), so that neither migrates or
  * competes for the other's core; --no-pin leaves placement to the kernel.
  *
+ * --together loads all the servers at once in each round (they share CPU 0, their wrk processes CPU 1): their
+ * figures are then taken over the same seconds, so a slow spell of the host (this VM's neighbours can move one
+ * server's figure 30 % between rounds) weighs on all of them alike. Each server gets a share of the core, so the µs
+ * per request are higher than one at a time (context switches, shared caches); read the ratios.
+ *
  * Ports: BENCH_PORT (default 8370) for the service, the next three for the others. --profile runs the
  * servers under --cpu-prof (slower: the figures are then for reading the profiles, not for the table) and prints
  * where each one's CPU went under load, by package and by function.
@@ -39,6 +44,7 @@ const profile = process.argv.includes('--profile')
 const ladder = process.argv.includes('--ladder')
 const pin = !process.argv.includes('--no-pin')
 const lineOff = process.argv.includes('--line-off')
+const together = process.argv.includes('--together')
 /** bench/servers/fastify-ladder.ts's steps: the service's pieces added one at a time onto bare Fastify. */
 const LADDER = [
   'bare Fastify',
@@ -213,21 +219,31 @@ for (const s of servers) {
 }
 console.log(
   `cached GET /plan, ${body.length} bytes; wrk -t1 -c${connections}, ${rounds} rounds x ${seconds} s per server` +
-    `${pin ? ', servers on CPU 0 and wrk on CPU 1' : ''}${profile ? ' (servers under --cpu-prof)' : ''}`,
+    `${pin ? ', servers on CPU 0 and wrk on CPU 1' : ''}${together ? ', all servers loaded at once' : ''}` +
+    `${profile ? ' (servers under --cpu-prof)' : ''}`,
 )
+
+/** One round: each server in turn, or all at once (--together). */
+async function loadRound(order: Server[]): Promise<Round[]> {
+  if (together) return Promise.all(order.map((s) => load(s, seconds)))
+  const measured: Round[] = []
+  for (const s of order) measured.push(await load(s, seconds))
+  return measured
+}
 
 for (const s of servers) await load(s, 2, false) // warm-up: JIT, connection set-up
 const results = new Map<string, Round[]>(servers.map((s) => [s.name, []]))
 for (let r = 0; r < rounds; r++) {
   const order = servers.map((_, i) => servers[(i + r) % servers.length]!)
   const line: string[] = []
-  for (const s of order) {
-    const result = await load(s, seconds)
+  const measured = await loadRound(order)
+  order.forEach((s, i) => {
+    const result = measured[i]!
     results.get(s.name)!.push(result)
     line.push(
       `${s.name} ${result.serverUs.toFixed(1)} µs (sys ${result.serverSysUs.toFixed(1)}, other threads ${result.serverOtherThreadsUs.toFixed(1)})`,
     )
-  }
+  })
   console.log(`round ${r + 1}: ${line.join(', ')}`)
 }
 
