@@ -140,7 +140,8 @@ describe('store faults under a real server process', () => {
       try {
         // every worker has had answers to requests it sent with the store gone, and the old backends are gone too
         await until(
-          async () => answeredAfterKill.every((n) => n >= ANSWERS_AFTER_KILL) && all.every((pid) => !isProcessAlive(pid)),
+          async () =>
+            answeredAfterKill.every((n) => n >= ANSWERS_AFTER_KILL) && all.every((pid) => !isProcessAlive(pid)),
           30_000,
           () =>
             `answers after the kill ${answeredAfterKill} (waiting on ${waitingOn.join(' ')}), and the old backends to exit:\n${server.output().slice(logFrom).slice(-4000)}`,
