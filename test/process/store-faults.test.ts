@@ -101,7 +101,7 @@ describe('store faults under a real server process', () => {
       /** Per worker, the path it is waiting on. */
       const waitingOn = new Array<string>(workerCount).fill('')
       // a worker stops once it has its answers after the kill: against a store that is down the answers come at once,
-      // and a worker going on would spin (thousands of requests) while the old backends take their time to exit
+      // and a worker going on would only keep the server busy while the old backends take their time to exit
       const done = (offset: number): boolean => stop || answeredAfterKill[offset]! >= ANSWERS_AFTER_KILL
       const worker = async (offset: number) => {
         for (let i = offset; !done(offset); i++) {
