@@ -24,7 +24,9 @@ export async function relaxDurability(admin: pg.Client): Promise<void> {
       'select name, setting from pg_settings where name = any($1)',
       [Object.keys(RELAXED_SETTINGS)],
     )
-    if (rows.length === Object.keys(RELAXED_SETTINGS).length && rows.every((r) => r.setting === 'off')) return
+    const applied = (r: { name: string; setting: string }) =>
+      r.setting === RELAXED_SETTINGS[r.name as keyof typeof RELAXED_SETTINGS]
+    if (rows.length === Object.keys(RELAXED_SETTINGS).length && rows.every(applied)) return
     if (attempt >= 50) throw new Error(`test postgres ignored the relaxed settings: ${JSON.stringify(rows)}`)
     await new Promise((r) => setTimeout(r, 20))
   }
