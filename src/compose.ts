@@ -83,7 +83,8 @@ export function createServices(
   const inputs = createPlanInputRepository(store.db)
   const files = createPlanFiles(config.planDataDir)
   const assembler = createPlanAssembler({ inputs, planVersion: config.planVersion, now })
-  const nowMs = (): number => now().getTime()
+  // Date.now itself unless a clock is injected: a cached plan hit reads the time twice, and a Date each is garbage
+  const nowMs: () => number = options.now ? () => now().getTime() : Date.now
   const forgetPlan = (date: string): void => {
     plans.forget(date)
     verdicts.forgetDate(date)

@@ -1,5 +1,6 @@
-import type { FastifyBaseLogger } from 'fastify'
+import type { Logger } from '../logger.js'
 import type { PlanCut, PlanResult, SnapshotState } from '../services/plan.service.js'
+import { type PlanLine, planAccessLine } from './plan-access-line.js'
 
 /** The JSON form of a served plan, as the `Plan` schema describes it: the cut, its source and this request's part. */
 export function planJson(result: PlanResult) {
@@ -19,9 +20,9 @@ export interface PlanResponse {
   readonly bytes: Buffer
   /**
    * Writes the spec's access line. The fields fixed for these bytes (date, regime status, generated_at,
-   * plan_version, the three sizes, plan source) are bound once in a child logger, which pino serialises once.
+   * plan_version, the three sizes, plan source) are bound once (`planAccessLine`).
    */
-  readonly log: Pick<FastifyBaseLogger, 'info'>
+  readonly line: PlanLine
 }
 
 /** What a served request adds to the access line's fields bound for its bytes. */
@@ -36,17 +37,14 @@ export interface PlanServed {
 
 /** The spec's access line of a served plan (from the route, or from the hit lane before routing). */
 export function logPlanServed(response: PlanResponse, served: PlanServed): void {
-  response.log.info(
-    {
-      reqId: served.reqId,
-      client: served.client,
-      cache: served.cache,
-      format: served.format,
-      status: 200,
-      elapsed_s: Math.round(served.seconds * 1e6) / 1e6,
-    },
-    'plan served',
-  )
+  response.line({
+    reqId: served.reqId,
+    client: served.client,
+    cache: served.cache,
+    format: served.format,
+    status: 200,
+    elapsed_s: Math.round(served.seconds * 1e6) / 1e6,
+  })
 }
 
 /**
@@ -54,7 +52,7 @@ export function logPlanServed(response: PlanResponse, served: PlanServed): void 
  * sends the same buffer instead of serialising 20 KB or more per request. Keyed by the cut itself, so an entry
  * lives exactly as long as the cache keeps the cut and needs no invalidation of its own.
  */
-export function createPlanResponses(root: FastifyBaseLogger) {
+export function createPlanResponses(root: Logger) {
   const made = new WeakMap<PlanCut, { snapshot: SnapshotState; response: PlanResponse }>()
   return (result: PlanResult, serialize: (plan: PlanJson) => string): PlanResponse => {
     const last = made.get(result.plan)
@@ -62,7 +60,7 @@ export function createPlanResponses(root: FastifyBaseLogger) {
     const { body, sizes, day } = result.plan
     const response = {
       bytes: Buffer.from(serialize(planJson(result))),
-      log: root.child({
+      line: planAccessLine(root, {
         date: body.date,
         regime: result.snapshot.regime.status,
         generated_at: body.generated_at,

@@ -20,7 +20,10 @@ export function registerRequestMetrics(
   registry: Registry,
   buckets: readonly number[],
 ): (route: string, method: string, status: number, seconds: number) => void {
-  const tallies = new Map<string, Tally>()
+  // by route, then method, then status: the route and method strings are the same few objects request after request,
+  // so each lookup hashes nothing new (a key built per request was a string to allocate and hash each time)
+  const byRoute = new Map<string, Map<string, Map<number, Tally>>>()
+  const tallies: Tally[] = []
   const metric = (name: string, help: string, type: 'counter' | 'histogram', values: () => Value[]) =>
     ({
       name,
@@ -28,16 +31,19 @@ export function registerRequestMetrics(
       type,
       aggregator: 'sum',
       get: async () => ({ name, help, type, aggregator: 'sum', values: values() }),
-      reset: () => tallies.clear(),
+      reset: () => {
+        byRoute.clear()
+        tallies.length = 0
+      },
     }) as unknown as Metric
   registry.registerMetric(
     metric('http_requests_total', 'HTTP requests by route, method and status', 'counter', () =>
-      [...tallies.values()].map((t) => ({ labels: { ...t.labels }, value: t.count })),
+      tallies.map((t) => ({ labels: { ...t.labels }, value: t.count })),
     ),
   )
   registry.registerMetric(
     metric('http_request_duration_seconds', 'HTTP request duration by route, method and status', 'histogram', () =>
-      [...tallies.values()].flatMap((t) => {
+      tallies.flatMap((t) => {
         const out: Value[] = []
         let cumulative = 0
         buckets.forEach((le, i) => {
@@ -60,8 +66,17 @@ export function registerRequestMetrics(
     ),
   )
   return (route, method, status, seconds) => {
-    const key = `${status} ${method} ${route}`
-    let tally = tallies.get(key)
+    let byMethod = byRoute.get(route)
+    if (!byMethod) {
+      byMethod = new Map()
+      byRoute.set(route, byMethod)
+    }
+    let byStatus = byMethod.get(method)
+    if (!byStatus) {
+      byStatus = new Map()
+      byMethod.set(method, byStatus)
+    }
+    let tally = byStatus.get(status)
     if (!tally) {
       tally = {
         labels: { route, method, status: String(status) },
@@ -69,7 +84,8 @@ export function registerRequestMetrics(
         sum: 0,
         perBucket: new Float64Array(buckets.length + 1),
       }
-      tallies.set(key, tally)
+      byStatus.set(status, tally)
+      tallies.push(tally)
     }
     tally.count++
     tally.sum += seconds
