@@ -35,10 +35,20 @@ afterAll(async () => {
   await t.drop()
 })
 
+/** After a test closed `h` itself: it is no longer closed after the test. */
+function closedByTest(h: Harness): void {
+  const at = open.indexOf(h)
+  if (at < 0) throw new Error('closedByTest: not a harness of this file that is still open')
+  open.splice(at, 1)
+}
+
 async function harness(options: Partial<HarnessOptions> = {}, handlers = controlledHandlers()) {
   const h = await startHarness({ db: t.db, handlers: handlers.handlers, adminUrl: admin.url, ...options })
-  open.push(h)
-  return { ...h, calls: handlers.calls }
+  // the object the test holds is the one in `open`: a test that closes it removes that one from the list, and a
+  // harness left open (whose outbox would claim later tests' callbacks) is closed after its test
+  const held = { ...h, calls: handlers.calls }
+  open.push(held)
+  return held
 }
 
 const outboxRow = (logId: number) =>
@@ -106,7 +116,7 @@ describe('callback delivery', () => {
     ;(await waitFor(() => first.calls[0])).release('before restart')
     await waitFor(async () => ((await outboxRow(logId))?.attempts ?? 0) >= 1)
     await first.close()
-    open.splice(open.indexOf(first), 1)
+    closedByTest(first)
     const pending = await outboxRow(logId)
     expect(pending?.delivered_at).toBeNull()
     expect(admin.accepted()).toHaveLength(0)
@@ -214,7 +224,7 @@ describe('registry and shutdown', () => {
     const beatsOf = (value: string) =>
       admin.bodies('registry').filter((b) => (b as { registryValue: string }).registryValue === value).length
     await h.close()
-    open.splice(open.indexOf(h), 1)
+    closedByTest(h)
     expect(admin.bodies('registryRemove')).toEqual([body])
     const beats = beatsOf(address)
     const witnessBeats = beatsOf(witnessAddress)
@@ -254,7 +264,7 @@ describe('registry and shutdown', () => {
     })
     await closing
     await h.close()
-    open.splice(open.indexOf(h), 1)
+    closedByTest(h)
     expect(sawDraining).toBe(true)
     const byLog = new Map(admin.accepted().map((c) => [c.logId, c]))
     expect(byLog.get(running)).toMatchObject({ handleCode: 500, handleMsg: 'executor shutting down' })
@@ -286,7 +296,7 @@ describe('registry and shutdown', () => {
     await waitFor(async () => (await runRow(logId))?.status === 'running')
     const started = Date.now()
     await h.close()
-    open.splice(open.indexOf(h), 1)
+    closedByTest(h)
     expect(Date.now() - started).toBeGreaterThanOrEqual(190)
     expect(admin.accepted().find((c) => c.logId === logId)).toMatchObject({
       handleCode: 500,
