@@ -2,6 +2,8 @@ import type { Command } from 'commander'
 import { formatStepLine } from '../scheduler/child-protocol.js'
 import { parseIsoDate } from './options.js'
 
+const DRAIN_DETAIL = 'requested by the service that started this run: stopping before the next step'
+
 /** The summary is the command's output (stdout); on a terminal the `[step] ok` marker has already shown it. */
 function printSummary(summary: string): void {
   if (!(process.stdout.isTTY && process.stderr.isTTY)) console.log(summary)
@@ -38,6 +40,8 @@ export function registerJobCommands(program: Command): void {
         // SIGUSR2: the service that started this run is shutting down; stop before the next step
         let draining = false
         const drain = (): void => {
+          // said once in the run log, so an operator (and a test) sees that the request arrived
+          if (!draining) process.stderr.write(`${formatStepLine('chain', 'drain', DRAIN_DETAIL)}\n`)
           draining = true
         }
         process.on('SIGUSR2', drain)

@@ -1,4 +1,5 @@
 import { stat } from 'node:fs/promises'
+import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createServices } from '../../src/compose.js'
 import { buildApp } from '../../src/http/app.js'
@@ -20,6 +21,27 @@ async function until<T>(read: () => T | undefined, timeoutMs = 30_000): Promise<
     if (value !== undefined) return value
     if (Date.now() > deadline) throw new Error('timed out waiting')
     await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
+/** A run's log lines with their step tags (`[step] text`), in order. */
+async function runLines(db: TestDatabase['db'], logId: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('chain_run_lines')
+    .select(['step', 'text'])
+    .where('log_id', '=', logId)
+    .orderBy('line_no')
+    .execute()
+  return rows.map((r) => `[${r.step}] ${r.text}`)
+}
+
+async function untilAsync<T>(read: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await read()
+    if (value !== undefined) return value
+    if (Date.now() > deadline) throw new Error('timed out waiting')
+    await new Promise((r) => setTimeout(r, 20))
   }
 }
 
@@ -96,7 +118,8 @@ describe('XXL-JOB dailyPlanChain with the real jobs', () => {
   it('stops a running chain at the next step boundary when the executor closes, and reports the run', async () => {
     const date = demo.calendar.at(-1)!
     // hold the date's chain lock, so the run is between steps (waiting to start) when the executor closes
-    let release!: () => void
+    let release: (() => void) | undefined
+    let closing: Promise<void> | undefined
     const holding = withChainLock(
       t.pool,
       date,
@@ -107,26 +130,40 @@ describe('XXL-JOB dailyPlanChain with the real jobs', () => {
           release = r
         }),
     )
-    await app.inject({
-      method: 'POST',
-      url: '/api/v1/xxljob/run',
-      headers: { 'XXL-JOB-ACCESS-TOKEN': TOKEN },
-      payload: triggerParam(5003, {
-        jobId: 3,
-        executorHandler: 'dailyPlanChain',
-        executorParams: JSON.stringify({ tradeDate: date }),
-      }),
-    })
-    await new Promise((r) => setTimeout(r, 1500)) // the chain process is up and waiting for the lock
-    const closing = executor.close()
-    await new Promise((r) => setTimeout(r, 500)) // the drain request has reached it
-    release()
+    try {
+      await app.inject({
+        method: 'POST',
+        url: '/api/v1/xxljob/run',
+        headers: { 'XXL-JOB-ACCESS-TOKEN': TOKEN },
+        payload: triggerParam(5003, {
+          jobId: 3,
+          executorHandler: 'dailyPlanChain',
+          executorParams: JSON.stringify({ tradeDate: date }),
+        }),
+      })
+      // the chain process is up and polling for the lock the test holds: a second backend whose last statement is the
+      // lock's try (the first is the holder's; this query's own text starts otherwise)
+      await untilAsync(async () => {
+        const { rows } = await sql<{ n: number }>`
+          select count(*)::int as n from pg_stat_activity
+          where datname = current_database() and query like 'select pg_try_advisory_lock(%'`.execute(t.db)
+        return rows[0]!.n >= 2 ? true : undefined
+      })
+      closing = executor.close()
+      // the drain request (SIGUSR2) has reached the chain process: it says so in the run log
+      await untilAsync(async () =>
+        (await runLines(t.db, 5003)).some((l) => l.startsWith('[chain] drain')) ? true : undefined,
+      )
+    } finally {
+      // the chain may go on; also when a wait above failed, so that the lock is not left held
+      release?.()
+    }
     await holding
     await closing
     const callback = await until(() => admin.accepted().find((c) => c.logId === 5003))
     expect(callback.handleCode).toBe(500)
     expect(callback.handleMsg).toMatch(/shutting down/)
-    const lines = await t.db.selectFrom('chain_run_lines').select('text').where('log_id', '=', 5003).execute()
-    expect(lines.map((l) => l.text).join('\n')).not.toContain('[build] start')
+    const lines = await runLines(t.db, 5003)
+    expect(lines.join('\n')).not.toContain('[build] start')
   })
 })
