@@ -8,24 +8,58 @@ import { startServerProcess } from '../support/server-process.js'
 
 const TOKEN = 'shutdown-test-token'
 
-/** Sends headers and half a body, so the request is in flight until `finish` is called. */
-function startSlowRequest(url: string): { finish: () => void; response: Promise<{ status: number; body: string }> } {
+/**
+ * A request in flight until `finish` is called: on one keep-alive connection, a whole `GET /health` first (once it
+ * is answered, the server has accepted the connection and reads from it), then the headers and half the body of a
+ * POST. `response` is that POST's answer, read when the server closes the connection.
+ */
+async function startSlowRequest(
+  url: string,
+): Promise<{ finish: () => void; response: Promise<{ status: number; body: string }> }> {
   const { hostname, port } = new URL(url)
   const socket = net.connect(Number(port), hostname)
+  let raw = ''
+  const closed = new Promise<string>((resolve, reject) => {
+    socket.on('data', (c) => {
+      raw += c.toString()
+    })
+    socket.on('error', reject)
+    socket.on('close', () => resolve(raw))
+  })
+  socket.write(`GET /health HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`)
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    const [head = '', ...rest] = raw.split('\r\n\r\n')
+    const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? Number.NaN)
+    if (rest.join('\r\n\r\n').length >= length) break
+    if (Date.now() > deadline) throw new Error(`no answer to GET /health on the slow connection: ${raw}`)
+    await new Promise((r) => setTimeout(r, 10))
+  }
+  const first = raw.length
   const body = '{"jobId":1}'
   socket.write(
     `POST /api/v1/xxljob/idleBeat HTTP/1.1\r\nHost: ${hostname}\r\nXXL-JOB-ACCESS-TOKEN: ${TOKEN}\r\n` +
       `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
   )
-  let raw = ''
-  const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
-    socket.on('data', (c) => {
-      raw += c.toString()
-    })
-    socket.on('error', reject)
-    socket.on('close', () => resolve({ status: Number(raw.split(' ')[1]), body: raw.split('\r\n\r\n')[1] ?? '' }))
+  const response = closed.then((all) => {
+    const second = all.slice(first)
+    return { status: Number(second.split(' ')[1]), body: second.split('\r\n\r\n')[1] ?? '' }
   })
   return { finish: () => socket.end(body.slice(5)), response }
+}
+
+/** Resolves once `attempt` rejects (polling every 20 ms), with what it rejected with. */
+async function untilRejects(attempt: () => Promise<unknown>, timeoutMs: number): Promise<unknown> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    try {
+      await attempt()
+    } catch (err) {
+      return err
+    }
+    if (Date.now() > deadline) throw new Error(`still answering after ${timeoutMs} ms`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
 }
 
 describe('graceful shutdown of a real server process', () => {
@@ -45,13 +79,11 @@ describe('graceful shutdown of a real server process', () => {
     const postmaster = await readPostmasterPid(path.join(root, 'pg'))
     expect(postmaster && isProcessAlive(postmaster.pid)).toBe(true)
 
-    const slow = startSlowRequest(server.url)
-    await new Promise((r) => setTimeout(r, 200))
+    const slow = await startSlowRequest(server.url)
     const signalledAt = Date.now()
     server.child.kill('SIGTERM')
-    await new Promise((r) => setTimeout(r, 500))
-    // the listener is closed to new connections while the old request is still being served
-    await expect(fetch(`${server.url}/health`)).rejects.toThrow()
+    // the listener closes to new connections while the old request is still being served
+    expect(await untilRejects(() => fetch(`${server.url}/health`), 5_000)).toBeInstanceOf(Error)
     slow.finish()
     const response = await slow.response
     expect(response.status).toBe(200)
