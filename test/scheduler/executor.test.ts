@@ -5,16 +5,7 @@ import { createLogger } from '../../src/logger.js'
 import { createXxlJobExecutor, type RunHandler } from '../../src/scheduler/index.js'
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
 import { type FakeAdmin, startFakeAdmin } from './fake-admin.js'
-import {
-  controlledHandlers,
-  type Harness,
-  PREFIX,
-  sleep,
-  startHarness,
-  TOKEN,
-  triggerParam,
-  waitFor,
-} from './harness.js'
+import { controlledHandlers, type Harness, PREFIX, startHarness, TOKEN, triggerParam, waitFor } from './harness.js'
 
 let t: TestDatabase
 let admin: FakeAdmin
@@ -156,7 +147,8 @@ describe('block strategies and kill', () => {
     expect(await h.executor.status()).toMatchObject({ running: 1, queued: 2 })
     for (let i = 0; i < 3; i += 1) {
       const call = await waitFor(() => h.calls[i])
-      await sleep(30)
+      // one at a time: the executor runs this call and holds the rest in the queue, and no other call has started
+      expect(await h.executor.status()).toMatchObject({ running: 1, queued: 2 - i })
       expect(h.calls).toHaveLength(i + 1)
       expect(call.args).toEqual({ date: `2024-06-0${i + 3}` })
       call.release(`run ${i}`)
