@@ -2,7 +2,23 @@ import type { Command } from 'commander'
 import { formatStepLine } from '../scheduler/child-protocol.js'
 import { parseIsoDate } from './options.js'
 
-const DRAIN_DETAIL = 'requested by the service that started this run: stopping before the next step'
+/**
+ * SIGUSR2: the service that started this run is shutting down (src/scheduler/child-runner.ts). The request is said
+ * once on stderr as a step line (the run log shows it arrived), and `draining` tells the job from then on; without a
+ * handler the signal would end the process at once. `stop()` removes the handler.
+ */
+function onDrainRequest(step: string, detail: string): { draining: () => boolean; stop: () => void } {
+  let draining = false
+  const drain = (): void => {
+    if (!draining)
+      process.stderr.write(
+        `${formatStepLine(step, 'drain', `requested by the service that started this run: ${detail}`)}\n`,
+      )
+    draining = true
+  }
+  process.on('SIGUSR2', drain)
+  return { draining: () => draining, stop: () => process.off('SIGUSR2', drain) }
+}
 
 /** The summary is the command's output (stdout); on a terminal the `[step] ok` marker has already shown it. */
 function printSummary(summary: string): void {
@@ -23,10 +39,16 @@ export function registerJobCommands(program: Command): void {
       .option('--date <YYYY-MM-DD>', 'data date (default: the latest the data allows)', parseIsoDate)
       .action(async (opts: { date?: string }) =>
         (await import('./context.js')).withContext(async ({ services, signal }) => {
-          process.stderr.write(`${formatStepLine(name, 'start')}\n`)
-          const result = await services.steps[name]({ date: opts.date }, signal)
-          process.stderr.write(`${formatStepLine(name, 'ok', result.summary)}\n`)
-          printSummary(result.summary)
+          // a single step has no boundary to stop at: it finishes (the service's drain time bounds it)
+          const drain = onDrainRequest(name, 'finishing this step')
+          try {
+            process.stderr.write(`${formatStepLine(name, 'start')}\n`)
+            const result = await services.steps[name]({ date: opts.date }, signal)
+            process.stderr.write(`${formatStepLine(name, 'ok', result.summary)}\n`)
+            printSummary(result.summary)
+          } finally {
+            drain.stop()
+          }
         }),
       )
   }
@@ -37,25 +59,18 @@ export function registerJobCommands(program: Command): void {
     .option('--no-wait', 'refuse instead of waiting when another process runs the chain for the date')
     .action(async (opts: { date?: string; wait: boolean }) =>
       (await import('./context.js')).withContext(async ({ services, signal }) => {
-        // SIGUSR2: the service that started this run is shutting down; stop before the next step
-        let draining = false
-        const drain = (): void => {
-          // said once in the run log, so an operator (and a test) sees that the request arrived
-          if (!draining) process.stderr.write(`${formatStepLine('chain', 'drain', DRAIN_DETAIL)}\n`)
-          draining = true
-        }
-        process.on('SIGUSR2', drain)
+        const drain = onDrainRequest('chain', 'stopping before the next step')
         try {
           const result = await services.chain({ date: opts.date }, signal, {
             refuseIfBusy: !opts.wait,
-            draining: () => draining,
+            draining: drain.draining,
             onStep: (step, event, detail) => {
               process.stderr.write(`${formatStepLine(step, event, detail)}\n`)
             },
           })
           printSummary(result.summary)
         } finally {
-          process.off('SIGUSR2', drain)
+          drain.stop()
         }
       }),
     )

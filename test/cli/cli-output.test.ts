@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -104,5 +104,32 @@ describe('stockplan output', () => {
     expect(lines[0]).toBe('[plan] start')
     expect(lines.at(-1)).toMatch(/^\[plan\] ok /)
     for (const line of lines.slice(1, -1)) expect(() => JSON.parse(line), line).not.toThrow()
+  })
+
+  it("a step asked to drain (the service's SIGUSR2) says so and finishes, exit 0", async () => {
+    const date = demo.planned.at(-1)!
+    const child = spawn(process.execPath, ['bin/stockplan.js', 'build', '--date', date], {
+      env: { ...process.env, DATABASE_URL: t.url, LOG_LEVEL: 'warn', ...demo.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString()
+    })
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString()
+      // the step has started: the request lands while it runs
+      if (stderr.includes('[build] start') && !stderr.includes('[build] ok')) child.kill('SIGUSR2')
+    })
+    const [code, signal] = await new Promise<[number | null, string | null]>((resolve) =>
+      child.on('exit', (c, s) => resolve([c, s])),
+    )
+    expect({ code, signal }, stderr).toEqual({ code: 0, signal: null })
+    const lines = stderr.trim().split('\n')
+    expect(lines[0]).toBe('[build] start')
+    expect(lines).toContain('[build] drain requested by the service that started this run: finishing this step')
+    expect(lines.at(-1)).toMatch(/^\[build\] ok /)
+    expect(stdout.trim()).toMatch(new RegExp(`^build ${date}`))
   })
 })
