@@ -37,6 +37,8 @@ export async function openPage(
 ): Promise<OpenedPage> {
   const context = await browser.newContext({ viewport, locale })
   const page = await context.newPage()
+  // under the test's own 60 s: a step that hangs fails by its name (the navigation, the locator) instead
+  page.setDefaultTimeout(20_000)
   const errors: string[] = []
   page.on('console', (msg) => {
     if (msg.type() === 'error') errors.push(`console: ${msg.text()}`)

@@ -71,7 +71,7 @@ async function serve(t: TestDatabase, env: Record<string, string>): Promise<{ ap
 }
 
 async function json<T>(url: string): Promise<T> {
-  const res = await fetch(url)
+  const res = await fetch(url, { signal: AbortSignal.timeout(20_000) })
   expect(res.status, url).toBe(200)
   return (await res.json()) as T
 }
