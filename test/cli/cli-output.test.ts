@@ -1,10 +1,11 @@
-import { execFile, spawn } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { progressLine, terminalProgress } from '../../src/cli/progress.js'
+import { runCli } from '../support/cli-process.js'
 import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
 import type { TestDatabase } from '../support/test-db.js'
 
@@ -108,28 +109,21 @@ describe('stockplan output', () => {
 
   it("a step asked to drain (the service's SIGUSR2) says so and finishes, exit 0", async () => {
     const date = demo.planned.at(-1)!
-    const child = spawn(process.execPath, ['bin/stockplan.js', 'build', '--date', date], {
-      env: { ...process.env, DATABASE_URL: t.url, LOG_LEVEL: 'warn', ...demo.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (c: Buffer) => {
-      stdout += c.toString()
-    })
-    child.stderr.on('data', (c: Buffer) => {
-      stderr += c.toString()
-      // the step has started: the request lands while it runs
-      if (stderr.includes('[build] start') && !stderr.includes('[build] ok')) child.kill('SIGUSR2')
-    })
-    const [code, signal] = await new Promise<[number | null, string | null]>((resolve) =>
-      child.on('exit', (c, s) => resolve([c, s])),
+    const exit = await runCli(
+      ['build', '--date', date],
+      { DATABASE_URL: t.url, LOG_LEVEL: 'warn', ...demo.env },
+      {
+        // the step has started: the request lands while it runs
+        onOutput: (output, child) => {
+          if (output.includes('[build] start') && !output.includes('[build] ok')) child.kill('SIGUSR2')
+        },
+      },
     )
-    expect({ code, signal }, stderr).toEqual({ code: 0, signal: null })
-    const lines = stderr.trim().split('\n')
+    expect({ code: exit.code, signal: exit.signal }, exit.output).toEqual({ code: 0, signal: null })
+    const lines = exit.output.trim().split('\n')
     expect(lines[0]).toBe('[build] start')
     expect(lines).toContain('[build] drain requested by the service that started this run: finishing this step')
-    expect(lines.at(-1)).toMatch(/^\[build\] ok /)
-    expect(stdout.trim()).toMatch(new RegExp(`^build ${date}`))
+    expect(lines.find((l) => l.startsWith('[build] ok '))).toBeDefined()
+    expect(lines.find((l) => l.startsWith(`build ${date}`))).toBeDefined()
   })
 })

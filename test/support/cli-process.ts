@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process'
+import { type ChildProcess, spawn } from 'node:child_process'
 
 export interface CliExit {
   readonly code: number | null
@@ -13,7 +13,12 @@ export interface CliExit {
 export function runCli(
   args: string[],
   env: Record<string, string>,
-  options: { timeoutMs?: number; mark?: RegExp } = {},
+  options: {
+    timeoutMs?: number
+    mark?: RegExp
+    /** Called with all the output so far each time more arrives (e.g. to signal the process at a given point). */
+    onOutput?: (output: string, child: ChildProcess) => void
+  } = {},
 ): Promise<CliExit> {
   return new Promise((resolve) => {
     const started = Date.now()
@@ -26,6 +31,7 @@ export function runCli(
     const onData = (c: Buffer): void => {
       output += c.toString()
       if (markMs === undefined && options.mark?.test(output)) markMs = Date.now() - started
+      options.onOutput?.(output, child)
     }
     child.stdout.on('data', onData)
     child.stderr.on('data', onData)
