@@ -12,17 +12,7 @@ import { testConfig } from '../support/config.js'
 import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
 import type { TestDatabase } from '../support/test-db.js'
 import { type FakeAdmin, startFakeAdmin } from './fake-admin.js'
-import { FAST, TOKEN, triggerParam } from './harness.js'
-
-async function until<T>(read: () => T | undefined, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = read()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error('timed out waiting')
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
+import { FAST, TOKEN, triggerParam, waitFor } from './harness.js'
 
 /** A run's log lines with their step tags (`[step] text`), in order. */
 async function runLines(db: TestDatabase['db'], logId: number): Promise<string[]> {
@@ -33,16 +23,6 @@ async function runLines(db: TestDatabase['db'], logId: number): Promise<string[]
     .orderBy('line_no')
     .execute()
   return rows.map((r) => `[${r.step}] ${r.text}`)
-}
-
-async function untilAsync<T>(read: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await read()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error('timed out waiting')
-    await new Promise((r) => setTimeout(r, 20))
-  }
 }
 
 describe('XXL-JOB dailyPlanChain with the real jobs', () => {
@@ -86,7 +66,7 @@ describe('XXL-JOB dailyPlanChain with the real jobs', () => {
       }),
     })
     expect(run.json()).toMatchObject({ code: 200 })
-    const callback = await until(() => admin.accepted().find((c) => c.logId === 5001))
+    const callback = await waitFor(() => admin.accepted().find((c) => c.logId === 5001), 30_000, 'callback 5001')
     expect(callback.handleCode).toBe(200)
     expect(callback.handleMsg).toMatch(new RegExp(`build ${date}.*plan ${date}.*push-pool ${date}`))
     await stat(demo.services.files.snapshotPath(date))
@@ -110,7 +90,7 @@ describe('XXL-JOB dailyPlanChain with the real jobs', () => {
       headers: { 'XXL-JOB-ACCESS-TOKEN': TOKEN },
       payload: triggerParam(5002, { executorHandler: 'dailyPlanChain', executorParams: '{"tradeDate":"2001-01-02"}' }),
     })
-    const callback = await until(() => admin.accepted().find((c) => c.logId === 5002))
+    const callback = await waitFor(() => admin.accepted().find((c) => c.logId === 5002), 30_000, 'callback 5002')
     expect(callback.handleCode).toBe(500)
     expect(callback.handleMsg).toMatch(/^build failed: no daily bars on 2001-01-02/)
   })
@@ -143,16 +123,22 @@ describe('XXL-JOB dailyPlanChain with the real jobs', () => {
       })
       // the chain process is up and polling for the lock the test holds: a second backend whose last statement is the
       // lock's try (the first is the holder's; this query's own text starts otherwise)
-      await untilAsync(async () => {
-        const { rows } = await sql<{ n: number }>`
-          select count(*)::int as n from pg_stat_activity
-          where datname = current_database() and query like 'select pg_try_advisory_lock(%'`.execute(t.db)
-        return rows[0]!.n >= 2 ? true : undefined
-      })
+      await waitFor(
+        async () => {
+          const { rows } = await sql<{ n: number }>`
+            select count(*)::int as n from pg_stat_activity
+            where datname = current_database() and query like 'select pg_try_advisory_lock(%'`.execute(t.db)
+          return rows[0]!.n >= 2
+        },
+        30_000,
+        'the chain process polling the lock',
+      )
       closing = executor.close()
       // the drain request (SIGUSR2) has reached the chain process: it says so in the run log
-      await untilAsync(async () =>
-        (await runLines(t.db, 5003)).some((l) => l.startsWith('[chain] drain')) ? true : undefined,
+      await waitFor(
+        async () => (await runLines(t.db, 5003)).some((l) => l.startsWith('[chain] drain')),
+        30_000,
+        'the drain line in the run log',
       )
     } finally {
       // the chain may go on; also when a wait above failed, so that the lock is not left held
@@ -160,7 +146,7 @@ describe('XXL-JOB dailyPlanChain with the real jobs', () => {
     }
     await holding
     await closing
-    const callback = await until(() => admin.accepted().find((c) => c.logId === 5003))
+    const callback = await waitFor(() => admin.accepted().find((c) => c.logId === 5003), 30_000, 'callback 5003')
     expect(callback.handleCode).toBe(500)
     expect(callback.handleMsg).toMatch(/shutting down/)
     const lines = await runLines(t.db, 5003)
