@@ -11,6 +11,7 @@ import type { PlanService } from '../services/plan.service.js'
 import type { TrackRecordService } from '../services/track-record.service.js'
 import type { VerdictService } from '../services/verdict.service.js'
 import type { TierRepository } from '../storage/tier.repository.js'
+import { closeConnectionsWhenIdle } from './connection-closer.js'
 import { createPlanHitLane, serverWithLane } from './plan-hit-lane.js'
 import { createPlanResponses } from './plan-response.js'
 import { installAccessLog } from './plugins/access-log.js'
@@ -101,8 +102,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...fastifyOptions(deps.log, nextRequestId),
     serverFactory: serverWithLane(lane),
   }).withTypeProvider<TypeBoxTypeProvider>()
+  const connections = closeConnectionsWhenIdle(app.server)
   app.addHook('preClose', (done) => {
     lane.stop()
+    connections.closeWhenIdle()
     done()
   })
 
