@@ -1,4 +1,4 @@
-import Fastify from 'fastify'
+import Fastify, { LogController } from 'fastify'
 import { describe, expect, it, vi } from 'vitest'
 import { lazyRequestLogger } from '../../src/http/request-logger.js'
 import { captureLog } from '../support/log-capture.js'
@@ -9,7 +9,7 @@ describe('the lazy per-request logger', () => {
     const child = vi.spyOn(captured.log, 'child')
     const server = Fastify({
       loggerInstance: captured.log,
-      disableRequestLogging: true,
+      logController: new LogController({ disableRequestLogging: true }),
       childLoggerFactory: lazyRequestLogger,
     })
     server.get('/quiet', async () => ({ ok: true }))
