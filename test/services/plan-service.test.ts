@@ -205,6 +205,28 @@ describe('plan service on the demo market', () => {
     await base.close()
   })
 
+  it('re-checks a due snapshot once for all the requests that find it due meanwhile', async () => {
+    const base = services()
+    let clock = 1_000_000
+    const date = demo.planned.at(-1)!
+    const { plans, reads } = counted(base, { clock: () => clock })
+    const sizes = { top: 20, obs_top: 10, theme_cap: 5 }
+    const miss = await plans.getPlan({ date, sizes, nocache: false })
+    const statsAfterMiss = reads.stat
+    clock += 1000
+    const answers = await Promise.all(Array.from({ length: 20 }, () => plans.getPlan({ date, sizes, nocache: false })))
+    expect(reads.stat - statsAfterMiss).toBe(1)
+    for (const answer of answers) {
+      expect(answer.cache).toBe('hit')
+      expect(answer.snapshot).toBe(miss.snapshot)
+    }
+    // the next due check is a new one
+    clock += 1000
+    await plans.getPlan({ date, sizes, nocache: false })
+    expect(reads.stat - statsAfterMiss).toBe(2)
+    await base.close()
+  })
+
   it("drops a date's cached plans when any process rewrites that date's plan", async () => {
     const s = services({}, true)
     const date = demo.planned.at(-1)!
