@@ -190,6 +190,13 @@ describe('plan service on the demo market', () => {
     expect(plans.cachedPlan({ sizes })).toBeUndefined() // the latest date is not known without a query
     latest = { known: true, value: date }
     expect(plans.cachedPlan({ sizes })?.plan).toBe(miss.plan)
+    // the same sizes object, asked again as the latest date moves, gets each date's own cut
+    const older = demo.planned.at(-2)!
+    const olderMiss = await plans.getPlan({ date: older, sizes, nocache: false })
+    latest = { known: true, value: older }
+    expect(plans.cachedPlan({ sizes })?.plan).toBe(olderMiss.plan)
+    latest = { known: true, value: date }
+    expect(plans.cachedPlan({ sizes })?.plan).toBe(miss.plan)
     latest = { known: true, value: undefined } // an empty tier table: getPlan answers it
     expect(plans.cachedPlan({ sizes })).toBeUndefined()
     expect(plans.cachedPlan({ date, sizes: { ...sizes, top: 7 } })).toBeUndefined()
