@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { buildTestApp, type TestApp } from '../support/app.js'
 import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
 import type { TestDatabase } from '../support/test-db.js'
+import { within } from '../support/within.js'
 import { createPagePool, launchChromium, loadViewer, screenshot } from './browser.js'
 
 interface Row {
@@ -64,10 +65,13 @@ const DESKTOP = { width: 1280, height: 900 }
 const PHONE = { width: 375, height: 812 }
 
 async function serve(t: TestDatabase, env: Record<string, string>): Promise<{ app: TestApp; base: string }> {
-  const app = await buildTestApp(t, env)
-  await app.app.listen({ port: 0, host: '127.0.0.1' })
+  const app = await within(buildTestApp(t, env), 20_000, 'building the app')
+  await within(app.app.listen({ port: 0, host: '127.0.0.1' }), 20_000, 'listening')
   const { port } = app.app.server.address() as AddressInfo
-  return { app, base: `http://127.0.0.1:${port}` }
+  return {
+    app: { ...app, close: () => within(app.close(), 20_000, 'closing the app') },
+    base: `http://127.0.0.1:${port}`,
+  }
 }
 
 async function json<T>(url: string): Promise<T> {

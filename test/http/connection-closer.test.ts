@@ -3,6 +3,7 @@ import net from 'node:net'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { buildTestApp, type TestApp } from '../support/app.js'
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
+import { within } from '../support/within.js'
 
 /** A client socket to the app, what it has received, and a promise of its close (by the server: the client never ends it). */
 async function connect(port: number) {
@@ -17,15 +18,6 @@ async function connect(port: number) {
     socket.once('error', reject)
   })
   return { socket, closed, received: () => received }
-}
-
-/** Fails instead of hanging the test: without the closer, each of these waits out the 72 s keep-alive timeout. */
-function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: still waiting after ${ms} ms`)), ms)
-  })
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer))
 }
 
 describe('closing the app does not wait on connections that carry no request', () => {
