@@ -3,6 +3,7 @@ import { regimeWithoutSnapshot } from '../domain/regime.js'
 import { DomainError, errorText } from '../errors.js'
 import type { Logger } from '../logger.js'
 import type { PlanFiles, SnapshotRead } from '../storage/plan-files.js'
+import { SingleFlight } from './cache/single-flight.js'
 import type { PlanAssembler } from './plan-assembler.js'
 import type { PlanDay, PlanSource, SnapshotState } from './plan-cache.js'
 
@@ -53,7 +54,7 @@ export function createPlanDays(deps: PlanDaysDeps) {
   /** True when the day's snapshot state was checked recently enough to be answered without I/O. */
   const checked = (day: PlanDay): boolean => deps.now() - day.checkedAt < SNAPSHOT_RECHECK_MS
 
-  const rechecks = new WeakMap<PlanDay, Promise<SnapshotState>>()
+  const rechecks = new SingleFlight<SnapshotState, PlanDay>()
   async function restat(day: PlanDay): Promise<SnapshotState> {
     const stamp = await deps.files.snapshotStamp(day.date)
     if (stamp !== day.stamp) {
@@ -118,12 +119,7 @@ export function createPlanDays(deps: PlanDaysDeps) {
      */
     recheck(day: PlanDay): Promise<SnapshotState> {
       if (checked(day)) return Promise.resolve(day.snapshot)
-      let running = rechecks.get(day)
-      if (!running) {
-        running = restat(day).finally(() => rechecks.delete(day))
-        rechecks.set(day, running)
-      }
-      return running
+      return rechecks.run(day, () => restat(day))
     },
   }
 }

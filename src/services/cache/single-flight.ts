@@ -1,8 +1,11 @@
-/** Collapses concurrent loads of one key into one promise; failures are shared but never kept. */
-export class SingleFlight<V> {
-  readonly #inflight = new Map<string, Promise<V>>()
+/**
+ * Collapses concurrent loads of one key into one promise; failures are shared but never kept. A key may be an object
+ * (held only while its load runs).
+ */
+export class SingleFlight<V, K = string> {
+  readonly #inflight = new Map<K, Promise<V>>()
 
-  run(key: string, load: () => Promise<V>): Promise<V> {
+  run(key: K, load: () => Promise<V>): Promise<V> {
     const pending = this.#inflight.get(key)
     if (pending) return pending
     const promise = load().finally(() => this.#inflight.delete(key))
