@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { buildTestApp, type TestApp } from '../support/app.js'
 import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
 import type { TestDatabase } from '../support/test-db.js'
-import { within } from '../support/within.js'
+import { within } from '../support/wait.js'
 import { createPagePool, launchChromium, loadViewer, screenshot } from './browser.js'
 
 interface Row {

@@ -3,7 +3,7 @@ import net from 'node:net'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { buildTestApp, type TestApp } from '../support/app.js'
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
-import { within } from '../support/within.js'
+import { within } from '../support/wait.js'
 
 /** A client socket to the app, what it has received, and a promise of its close (by the server: the client never ends it). */
 async function connect(port: number) {

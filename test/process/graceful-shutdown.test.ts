@@ -5,6 +5,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isProcessAlive, readPostmasterPid } from '../../src/storage/embedded-postgres.js'
 import { startServerProcess } from '../support/server-process.js'
+import { waitFor } from '../support/wait.js'
 
 const TOKEN = 'shutdown-test-token'
 
@@ -27,14 +28,15 @@ async function startSlowRequest(
     socket.on('close', () => resolve(raw))
   })
   socket.write(`GET /health HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`)
-  const deadline = Date.now() + 30_000
-  for (;;) {
-    const [head = '', ...rest] = raw.split('\r\n\r\n')
-    const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? Number.NaN)
-    if (rest.join('\r\n\r\n').length >= length) break
-    if (Date.now() > deadline) throw new Error(`no answer to GET /health on the slow connection: ${raw}`)
-    await new Promise((r) => setTimeout(r, 10))
-  }
+  await waitFor(
+    () => {
+      const [head = '', ...rest] = raw.split('\r\n\r\n')
+      const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? Number.NaN)
+      return rest.join('\r\n\r\n').length >= length
+    },
+    30_000,
+    () => `an answer to GET /health on the slow connection: ${raw}`,
+  )
   const first = raw.length
   const body = '{"jobId":1}'
   socket.write(
@@ -46,20 +48,6 @@ async function startSlowRequest(
     return { status: Number(second.split(' ')[1]), body: second.split('\r\n\r\n')[1] ?? '' }
   })
   return { finish: () => socket.end(body.slice(5)), response }
-}
-
-/** Resolves once `attempt` rejects (polling every 20 ms), with what it rejected with. */
-async function untilRejects(attempt: () => Promise<unknown>, timeoutMs: number): Promise<unknown> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    try {
-      await attempt()
-    } catch (err) {
-      return err
-    }
-    if (Date.now() > deadline) throw new Error(`still answering after ${timeoutMs} ms`)
-    await new Promise((r) => setTimeout(r, 20))
-  }
 }
 
 describe('graceful shutdown of a real server process', () => {
@@ -83,7 +71,16 @@ describe('graceful shutdown of a real server process', () => {
     const signalledAt = Date.now()
     server.child.kill('SIGTERM')
     // the listener closes to new connections while the old request is still being served
-    expect(await untilRejects(() => fetch(`${server.url}/health`), 5_000)).toBeInstanceOf(Error)
+    const refused = await waitFor(
+      () =>
+        fetch(`${server.url}/health`).then(
+          () => undefined,
+          (err: unknown) => err,
+        ),
+      5_000,
+      'the listener to close',
+    )
+    expect(refused).toBeInstanceOf(Error)
     slow.finish()
     const response = await slow.response
     expect(response.status).toBe(200)

@@ -11,8 +11,9 @@ import { withChainLock } from '../../src/storage/chain-lock.js'
 import { testConfig } from '../support/config.js'
 import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
 import type { TestDatabase } from '../support/test-db.js'
+import { waitFor } from '../support/wait.js'
 import { type FakeAdmin, startFakeAdmin } from './fake-admin.js'
-import { FAST, TOKEN, triggerParam, waitFor } from './harness.js'
+import { FAST, TOKEN, triggerParam } from './harness.js'
 
 /** A run's log lines with their step tags (`[step] text`), in order. */
 async function runLines(db: TestDatabase['db'], logId: number): Promise<string[]> {

@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { throwIfAborted } from '../../src/jobs/job.js'
 import type { RunHandler } from '../../src/scheduler/index.js'
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
+import { waitFor } from '../support/wait.js'
 import { type FakeAdmin, startFakeAdmin } from './fake-admin.js'
 import {
   controlledHandlers,
@@ -11,7 +12,6 @@ import {
   startHarness,
   TOKEN,
   triggerParam,
-  waitFor,
 } from './harness.js'
 
 let t: TestDatabase

@@ -4,8 +4,9 @@ import { JobAbortedError } from '../../src/jobs/job.js'
 import { createLogger } from '../../src/logger.js'
 import { createXxlJobExecutor, type RunHandler } from '../../src/scheduler/index.js'
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
+import { waitFor } from '../support/wait.js'
 import { type FakeAdmin, startFakeAdmin } from './fake-admin.js'
-import { controlledHandlers, type Harness, PREFIX, startHarness, TOKEN, triggerParam, waitFor } from './harness.js'
+import { controlledHandlers, type Harness, PREFIX, startHarness, TOKEN, triggerParam } from './harness.js'
 
 let t: TestDatabase
 let admin: FakeAdmin

@@ -174,19 +174,4 @@ export function triggerParam(logId: number, overrides: Record<string, unknown> =
   }
 }
 
-/** Polls until `check` returns a value other than undefined/false. */
-export async function waitFor<T>(
-  check: () => T | Promise<T>,
-  timeoutMs = 5_000,
-  what = 'condition',
-): Promise<Exclude<T, false | undefined>> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await check()
-    if (value !== undefined && value !== false) return value as Exclude<T, false | undefined>
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-}
-
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
