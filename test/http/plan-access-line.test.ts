@@ -51,6 +51,21 @@ describe('the plan access line', () => {
     }
   })
 
+  it('carries each request its own fields when one writer serves many requests in a row', () => {
+    const viaPino = capture()
+    const direct = capture()
+    const child = createLogger({ logLevel: 'info' }, viaPino.stream).child(BINDINGS)
+    const line = planAccessLine(createLogger({ logLevel: 'info' }, direct.stream), BINDINGS)
+    const sequence = [...FIELDS, ...FIELDS.slice().reverse(), FIELDS[0]!, FIELDS[0]!, FIELDS[1]!]
+    for (const fields of sequence) {
+      child.info(fields, 'plan served')
+      line(fields)
+    }
+    const sameTime = (lines: string[]) => lines.map((l) => l.replace(/"time":\d+/, '"time":0'))
+    expect(sameTime(direct.lines)).toEqual(sameTime(viaPino.lines))
+    expect(direct.lines.map((l) => JSON.parse(l).client)).toEqual(sequence.map((f) => f.client))
+  })
+
   it('is left to pino where the logger changes what the line holds', () => {
     const changers: Record<string, pino.LoggerOptions> = {
       redaction: { redact: ['client'] },
