@@ -24,6 +24,12 @@
  * server's figure 30 % between rounds) weighs on all of them alike. Each server gets a share of the core, so the µs
  * per request are higher than one at a time (context switches, shared caches); read the ratios.
  *
+ * --fresh starts every server again before each round (a new process, warmed up again): the same code in two
+ * processes can differ by 15-35 % for as long as they live (seen here: a service process measured 1.37-1.60x bare
+ * node round after round while three fresh ones of the same build measured 1.12-1.25x in the same rounds), so a
+ * run that keeps one process per server measures that process's luck as much as the code. Each round then
+ * samples a new process of each server; the spread shows the luck.
+ *
  * Ports: BENCH_PORT (default 8370) for the service, the next three for the others. --profile runs the
  * servers under --cpu-prof (slower: the figures are then for reading the profiles, not for the table) and prints
  * where each one's CPU went under load, by package and by function.
@@ -34,7 +40,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { isDeepStrictEqual, promisify } from 'node:util'
 import { summariseProfile } from './cpu-profile.js'
-import { benchMarket, ensurePlanned, flag, median, startProcess } from './support.js'
+import { benchMarket, ensurePlanned, flag, median, startProcess, stopProcess } from './support.js'
 
 const run = promisify(execFile)
 const rounds = flag('rounds', 5)
@@ -45,6 +51,7 @@ const ladder = process.argv.includes('--ladder')
 const pin = !process.argv.includes('--no-pin')
 const lineOff = process.argv.includes('--line-off')
 const together = process.argv.includes('--together')
+const fresh = process.argv.includes('--fresh')
 /** bench/servers/fastify-ladder.ts's steps: the service's pieces added one at a time onto bare Fastify. */
 const LADDER = [
   'bare Fastify',
@@ -78,16 +85,28 @@ interface Server {
   readonly name: string
   readonly url: string
   readonly child: ChildProcess
+  /** The same server in a new process (this one stopped first). */
+  readonly again: () => Promise<Server>
 }
 
-async function start(name: string, port: number, script: string, args: string[], env: NodeJS.ProcessEnv) {
+async function start(
+  name: string,
+  port: number,
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<Server> {
   const child = await startProcess(script, args, env, {
     ready: `http://127.0.0.1:${port}/plan`,
     stdout: isService(name) || name.startsWith('ladder') || name.endsWith('+ access line') ? stdoutOf(name) : undefined,
     execArgv: profile ? ['--cpu-prof', '--cpu-prof-dir', profDirOf(name)] : [],
   })
   if (pin) await run('taskset', ['-a', '-c', '-p', '0', String(child.pid)])
-  return { name, url: `http://127.0.0.1:${port}/plan`, child }
+  const again = async () => {
+    await stopProcess(child)
+    return start(name, port, script, args, env)
+  }
+  return { name, url: `http://127.0.0.1:${port}/plan`, child, again }
 }
 
 /** User and system CPU time of a process (all its threads) and of its main thread alone, in microseconds. */
@@ -220,6 +239,7 @@ for (const s of servers) {
 console.log(
   `cached GET /plan, ${body.length} bytes; wrk -t1 -c${connections}, ${rounds} rounds x ${seconds} s per server` +
     `${pin ? ', servers on CPU 0 and wrk on CPU 1' : ''}${together ? ', all servers loaded at once' : ''}` +
+    `${fresh ? ', a new process of each server every round' : ''}` +
     `${profile ? ' (servers under --cpu-prof)' : ''}`,
 )
 
@@ -234,6 +254,10 @@ async function loadRound(order: Server[]): Promise<Round[]> {
 for (const s of servers) await load(s, 2, false) // warm-up: JIT, connection set-up
 const results = new Map<string, Round[]>(servers.map((s) => [s.name, []]))
 for (let r = 0; r < rounds; r++) {
+  if (fresh && r > 0) {
+    for (let i = 0; i < servers.length; i++) servers[i] = await servers[i]!.again()
+    for (const s of servers) await load(s, 2, false)
+  }
   const order = servers.map((_, i) => servers[(i + r) % servers.length]!)
   const line: string[] = []
   const measured = await loadRound(order)

@@ -147,7 +147,8 @@ export async function startProcess(
   env: NodeJS.ProcessEnv,
   options: { ready: string; stdout?: string; execArgv?: readonly string[] },
 ): Promise<ChildProcess> {
-  const out = options.stdout ? openSync(options.stdout, 'w') : 'ignore'
+  // appended to: a server started again (a bench's fresh process per round) keeps the lines of the ones before it
+  const out = options.stdout ? openSync(options.stdout, 'a') : 'ignore'
   const child = fork(script, args, {
     execArgv: ['--import', 'tsx', ...(options.execArgv ?? [])],
     env,
