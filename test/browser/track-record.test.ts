@@ -1,10 +1,9 @@
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
-import type { AddressInfo } from 'node:net'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TrackRecordReport } from '../../src/services/track-record.service.js'
-import { buildTestApp, type TestApp } from '../support/app.js'
+import { buildTestApp, listenLocal, type TestApp } from '../support/app.js'
 import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
 import type { TestDatabase } from '../support/test-db.js'
 import { launchChromium, type OpenedPage, openPage, screenshot } from './browser.js'
@@ -20,8 +19,7 @@ describe('track record: API and page in a real browser', () => {
   beforeAll(async () => {
     ;[t, demo] = await createDemoDatabase({ stocks: 200, days: 90, history: 12 })
     app = await buildTestApp(t, demo.env)
-    await app.app.listen({ port: 0, host: '127.0.0.1' })
-    base = `http://127.0.0.1:${(app.app.server.address() as AddressInfo).port}`
+    base = `http://127.0.0.1:${await listenLocal(app.app)}`
     browser = await launchChromium()
   }, 120_000)
   afterAll(async () => {

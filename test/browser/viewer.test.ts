@@ -1,8 +1,7 @@
-import type { AddressInfo } from 'node:net'
 import { sql } from 'kysely'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { buildTestApp, type TestApp } from '../support/app.js'
+import { buildTestApp, listenLocal, type TestApp } from '../support/app.js'
 import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
 import type { TestDatabase } from '../support/test-db.js'
 import { within } from '../support/wait.js'
@@ -66,8 +65,7 @@ const PHONE = { width: 375, height: 812 }
 
 async function serve(t: TestDatabase, env: Record<string, string>): Promise<{ app: TestApp; base: string }> {
   const app = await within(buildTestApp(t, env), 20_000, 'building the app')
-  await within(app.app.listen({ port: 0, host: '127.0.0.1' }), 20_000, 'listening')
-  const { port } = app.app.server.address() as AddressInfo
+  const port = await within(listenLocal(app.app), 20_000, 'listening')
   return {
     app: { ...app, close: () => within(app.close(), 20_000, 'closing the app') },
     base: `http://127.0.0.1:${port}`,

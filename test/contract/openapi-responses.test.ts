@@ -13,7 +13,7 @@ import addFormatsModule from 'ajv-formats'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createLogger } from '../../src/logger.js'
 import { createDb } from '../../src/storage/db.js'
-import { buildTestApp, type TestApp } from '../support/app.js'
+import { buildTestApp, listenLocal, type TestApp } from '../support/app.js'
 import { testConfig } from '../support/config.js'
 import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
 import { malformedRequest, oversizedRequest, rawRequest } from '../support/raw-http.js'
@@ -78,8 +78,7 @@ describe('every response of the request set matches the served OpenAPI document'
     apps.set('empty', await buildTestApp(empty, { PLAN_DATA_DIR: path.join(tmp, 'empty') }))
     const down = createDb('postgres://postgres@127.0.0.1:1/none', createLogger(testConfig()))
     apps.set('down', await buildTestApp(down, { PLAN_DATA_DIR: path.join(tmp, 'down') }))
-    await apps.get('demo')!.app.listen({ port: 0, host: '127.0.0.1' })
-    port = (apps.get('demo')!.app.server.address() as { port: number }).port
+    port = await listenLocal(apps.get('demo')!.app)
   })
   afterAll(async () => {
     for (const a of apps.values()) await a.close()

@@ -4,11 +4,10 @@
  * serving; the largest lookup the service documents (MAX_CODES codes) still fits in the request line.
  */
 
-import type { AddressInfo } from 'node:net'
 import net from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MAX_CODES } from '../../src/domain/code-list.js'
-import { buildTestApp, type TestApp } from '../support/app.js'
+import { buildTestApp, listenLocal, type TestApp } from '../support/app.js'
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
 
 interface RawResponse {
@@ -63,8 +62,7 @@ describe('request size limits over a real socket', () => {
   beforeAll(async () => {
     t = await createTestDatabase()
     built = await buildTestApp(t)
-    await built.app.listen({ port: 0, host: '127.0.0.1' })
-    port = (built.app.server.address() as AddressInfo).port
+    port = await listenLocal(built.app)
   })
   afterAll(async () => {
     await built?.close()

@@ -1,7 +1,6 @@
-import type { AddressInfo } from 'node:net'
 import net from 'node:net'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { buildTestApp, type TestApp } from '../support/app.js'
+import { buildTestApp, listenLocal, type TestApp } from '../support/app.js'
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
 import { within } from '../support/wait.js'
 
@@ -27,8 +26,7 @@ describe('closing the app does not wait on connections that carry no request', (
   beforeEach(async () => {
     t = await createTestDatabase()
     built = await buildTestApp(t)
-    await built.app.listen({ port: 0, host: '127.0.0.1' })
-    port = (built.app.server.address() as AddressInfo).port
+    port = await listenLocal(built.app)
   })
   afterEach(async () => {
     if (built.app.server.listening) {

@@ -6,7 +6,7 @@
 import { readFile, rm, writeFile } from 'node:fs/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { PlanObserver } from '../../src/services/plan.service.js'
-import { buildTestApp, type TestApp } from '../support/app.js'
+import { buildTestApp, listenLocal, type TestApp } from '../support/app.js'
 import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
 import { type CapturedLog, captureLog } from '../support/log-capture.js'
 import { malformedRequest, oversizedRequest, rawRequest } from '../support/raw-http.js'
@@ -37,8 +37,7 @@ describe('HTTP edges on the demo market', () => {
     unplanned = demo.calendar[0]!
     captured = captureLog('info')
     built = await buildTestApp(t, demo.env, { log: captured.log, observe })
-    await built.app.listen({ port: 0, host: '127.0.0.1' })
-    port = (built.app.server.address() as { port: number }).port
+    port = await listenLocal(built.app)
   })
   afterAll(async () => {
     await built.close()

@@ -1,10 +1,9 @@
 import { request } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../../src/http/app.js'
 import { createMetrics } from '../../src/services/metrics.js'
-import { buildTestApp, type TestApp } from '../support/app.js'
+import { buildTestApp, listenLocal, type TestApp } from '../support/app.js'
 import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
 import { type CapturedLog, captureLog } from '../support/log-capture.js'
 import type { TestDatabase } from '../support/test-db.js'
@@ -75,8 +74,7 @@ describe('cached GET /plan answered before routing (the plan hit lane)', () => {
       now: () => still,
     })
     app = await buildApp({ ...built.services, log: captured.log, metrics })
-    await app.listen({ port: 0, host: '127.0.0.1' })
-    base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
+    base = `http://127.0.0.1:${await listenLocal(app)}`
   })
   afterAll(async () => {
     await app.close()

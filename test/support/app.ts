@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { createServices, type ServiceOptions, type Services } from '../../src/compose.js'
 import { buildApp } from '../../src/http/app.js'
@@ -29,4 +30,10 @@ export async function buildTestApp(
       await services.close()
     },
   }
+}
+
+/** Starts `app` listening on a free port of 127.0.0.1 and gives that port. */
+export async function listenLocal(app: FastifyInstance): Promise<number> {
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  return (app.server.address() as AddressInfo).port
 }
