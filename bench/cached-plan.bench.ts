@@ -14,7 +14,10 @@
  * access line through the service's logger ("bare node:http + access line"): what the spec's access line costs.
  *
  * BENCH_BEFORE_ROOT=<another checkout, e.g. an export of main with node_modules linked> adds that checkout's
- * service as a fourth server, "service, before", measured in the same rounds.
+ * service as a fourth server, "service, before", measured in the same rounds. If that checkout cannot migrate the
+ * bench database, BENCH_BEFORE_DATABASE_URL and BENCH_BEFORE_PLAN_DATA_DIR give it a store of its own (import the
+ * same var/bench/800x160/csv and run its chain for the same date first); its plan then differs in size, so a fifth
+ * server, bare node sending that checkout's bytes, is its floor for the ratio.
  *
  * Each server (all its threads) is pinned to CPU 0 and wrk to CPU 1 (`taskset`), so that neither migrates or
  * competes for the other's core; --no-pin leaves placement to the kernel.
@@ -30,9 +33,9 @@
  * run that keeps one process per server measures that process's luck as much as the code. Each round then
  * samples a new process of each server; the spread shows the luck.
  *
- * Ports: BENCH_PORT (default 8370) for the service, the next three for the others. --profile runs the
- * servers under --cpu-prof (slower: the figures are then for reading the profiles, not for the table) and prints
- * where each one's CPU went under load, by package and by function.
+ * Ports: BENCH_PORT (default 8370) for the service, the next six for the others, 10 and up above it for --ladder.
+ * --profile runs the servers under --cpu-prof (slower: the figures are then for reading the profiles, not for the
+ * table) and prints where each one's CPU went under load, by package and by function.
  */
 import { type ChildProcess, execFile } from 'node:child_process'
 import { createReadStream, existsSync } from 'node:fs'
@@ -188,6 +191,12 @@ const body = Buffer.from(await (await fetch(service.url)).arrayBuffer())
 const bodyFile = path.join(work, 'plan.json')
 await writeFile(bodyFile, body)
 const beforeRoot = process.env.BENCH_BEFORE_ROOT
+// a checkout whose migrations differ from this one's cannot share the bench database: give it its own, imported and
+// planned by that checkout from the same CSV files (var/bench/<size>/csv)
+const beforeStore = {
+  ...(process.env.BENCH_BEFORE_DATABASE_URL && { DATABASE_URL: process.env.BENCH_BEFORE_DATABASE_URL }),
+  ...(process.env.BENCH_BEFORE_PLAN_DATA_DIR && { PLAN_DATA_DIR: process.env.BENCH_BEFORE_PLAN_DATA_DIR }),
+}
 const servers: Server[] = [
   await start('bare node:http', basePort + 1, 'bench/servers/bare-node.ts', [String(basePort + 1), bodyFile], env),
   await start('bare Fastify', basePort + 2, 'bench/servers/bare-fastify.ts', [String(basePort + 2), bodyFile], env),
@@ -224,12 +233,25 @@ const servers: Server[] = [
     ? [
         await start('service, before', basePort + 3, path.join(beforeRoot, 'bin/stockplan.js'), ['serve'], {
           ...serviceEnv(basePort + 3),
+          ...beforeStore,
         }),
       ]
     : []),
 ]
-for (const s of servers) {
+/** Each server's floor: bare node sending the same bytes (another checkout with a store of its own plans otherwise). */
+const floorOf = new Map<string, string>()
+for (const s of [...servers]) {
   const other = Buffer.from(await (await fetch(s.url)).arrayBuffer())
+  if (s.name === 'service, before' && Object.keys(beforeStore).length > 0) {
+    const otherFile = path.join(work, 'plan-before.json')
+    await writeFile(otherFile, other)
+    const floor = 'bare node:http, before\'s bytes'
+    const args = [String(basePort + 6), otherFile]
+    servers.push(await start(floor, basePort + 6, 'bench/servers/bare-node.ts', args, env))
+    floorOf.set(s.name, floor)
+    console.log(`service, before: its own plan, ${other.length} bytes, measured against bare node sending them`)
+    continue
+  }
   // another checkout may order the keys differently: the same plan, the same size
   const same =
     s.name === 'service, before'
@@ -272,7 +294,6 @@ for (let r = 0; r < rounds; r++) {
   console.log(`round ${r + 1}: ${line.join(', ')}`)
 }
 
-const baseline = results.get('bare node:http')!
 const spread = (xs: number[], digits: number): string =>
   `${median(xs).toFixed(digits)} [${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)}]`
 console.log(
@@ -280,6 +301,7 @@ console.log(
 )
 for (const s of servers) {
   const rs = results.get(s.name)!
+  const baseline = results.get(floorOf.get(s.name) ?? 'bare node:http')!
   const ratios = rs.map((x, i) => x.serverUs / baseline[i]!.serverUs)
   console.log(
     `${s.name.padEnd(32)} ${spread(

@@ -154,6 +154,10 @@ export async function startProcess(
     env,
     stdio: ['ignore', out, 'inherit', 'ipc'],
   })
+  // a bench that fails half-way must not leave its servers holding their ports for the next run
+  const orphaned = () => child.kill('SIGTERM')
+  process.once('exit', orphaned)
+  child.once('exit', () => process.off('exit', orphaned))
   for (let i = 0; i < 600; i++) {
     if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`)
     if (
