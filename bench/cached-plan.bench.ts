@@ -245,7 +245,7 @@ for (const s of [...servers]) {
   if (s.name === 'service, before' && Object.keys(beforeStore).length > 0) {
     const otherFile = path.join(work, 'plan-before.json')
     await writeFile(otherFile, other)
-    const floor = 'bare node:http, before\'s bytes'
+    const floor = "bare node:http, before's bytes"
     const args = [String(basePort + 6), otherFile]
     servers.push(await start(floor, basePort + 6, 'bench/servers/bare-node.ts', args, env))
     floorOf.set(s.name, floor)
