@@ -137,6 +137,12 @@ export async function thousandCodeQuery(market: BenchMarket): Promise<{ query: s
   return { query: `codes=${codes.join(',')}&date=${market.lastDate}`, tierCodes: tier.length }
 }
 
+// a bench that fails half-way must not leave its servers holding their ports for the next run
+const running = new Set<ChildProcess>()
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGTERM')
+})
+
 /**
  * Starts a TypeScript entry point in its own node process (tsx loaded in-process, so the child's pid is the
  * server's own, for /proc) and waits until `ready` answers 200. stdout goes to the given file, else nowhere.
@@ -154,10 +160,8 @@ export async function startProcess(
     env,
     stdio: ['ignore', out, 'inherit', 'ipc'],
   })
-  // a bench that fails half-way must not leave its servers holding their ports for the next run
-  const orphaned = () => child.kill('SIGTERM')
-  process.once('exit', orphaned)
-  child.once('exit', () => process.off('exit', orphaned))
+  running.add(child)
+  child.once('exit', () => running.delete(child))
   for (let i = 0; i < 600; i++) {
     if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`)
     if (
