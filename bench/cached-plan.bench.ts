@@ -14,9 +14,9 @@
  * access line through the service's logger ("bare node:http + access line"): what the spec's access line costs.
  *
  * BENCH_BEFORE_ROOT=<another checkout, e.g. an export of main with node_modules linked> adds that checkout's
- * service as a fourth server, "service, before", measured in the same rounds. If that checkout cannot migrate the
- * bench database, BENCH_BEFORE_DATABASE_URL and BENCH_BEFORE_PLAN_DATA_DIR give it a store of its own (import the
- * same var/bench/800x160/csv and run its chain for the same date first); its plan then differs in size, so a fifth
+ * service, "service, before", measured in the same rounds. If that checkout cannot migrate the bench database,
+ * BENCH_BEFORE_DATABASE_URL and BENCH_BEFORE_PLAN_DATA_DIR give it a store of its own (import the same
+ * var/bench/800x160/csv and run its chain for the same date first); its plan then differs in size, so one more
  * server, bare node sending that checkout's bytes, is its floor for the ratio.
  *
  * Each server (all its threads) is pinned to CPU 0 and wrk to CPU 1 (`taskset`), so that neither migrates or
