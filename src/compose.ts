@@ -5,6 +5,9 @@ import { runBuild } from './jobs/build.job.js'
 import { runChain } from './jobs/chain.job.js'
 import type { ChainStep } from './jobs/job.js'
 import { runOutcomes } from './jobs/outcomes.job.js'
+import { WEIGHT_RULES } from './domain/signal-weights.js'
+import { SIGNAL_WINDOWS } from './domain/signals.js'
+import { type BarsSource, loadBarHistory } from './storage/bar-history.js'
 import { runPlan } from './jobs/plan.job.js'
 import { type Progress, silentProgress } from './jobs/progress.js'
 import { runPushPool } from './jobs/push-pool.job.js'
@@ -21,6 +24,7 @@ import type { Db } from './storage/db.js'
 import { createLookupRepository } from './storage/lookup.repository.js'
 import { createMarketDataRepository, type MarketDataRepository } from './storage/market-data.repository.js'
 import { createOutcomesRepository } from './storage/outcomes.repository.js'
+import { createSignalIcRepository } from './storage/signal-ic.repository.js'
 import { createPlanFiles, type PlanFiles } from './storage/plan-files.js'
 import { createPlanInputRepository, type PlanInputRepository } from './storage/plan-input.repository.js'
 import { createReplayRunsRepository } from './storage/replay-runs.repository.js'
@@ -134,11 +138,26 @@ export function createServices(
     version ??= resolveCodeVersion(config.codeCommit).version
     return version
   }
+  const signalIc = createSignalIcRepository(store.db)
   // Bound to a progress and a logger: the replay runs the same steps quietly under its own bar.
-  const stepsWith = (progress: Progress, log: Logger) => ({
+  const stepsWith = (progress: Progress, log: Logger, bars?: BarsSource) => ({
     build: (args: { date?: string }, signal: AbortSignal) =>
       runBuild(
-        { db: store.db, market, log, progress, codeVersion: codeVersion(), now, onBuilt: forgetTiers },
+        {
+          db: store.db,
+          market,
+          log,
+          progress,
+          codeVersion: codeVersion(),
+          now,
+          bars,
+          icHistory: (asOf, days) => signalIc.history(WEIGHT_RULES.horizon, asOf, days),
+          previousMain: async (date) => {
+            const before = await inputs.previousTierDate(date)
+            return new Set(before === undefined ? [] : ((await inputs.storedMain(before)) ?? []))
+          },
+          onBuilt: forgetTiers,
+        },
         args,
         signal,
       ),
@@ -178,6 +197,7 @@ export function createServices(
       runOutcomes(
         {
           outcomes: createOutcomesRepository(store.db),
+          signalIc,
           market,
           regimeOf: async (date) => {
             const read = await files.readSnapshot(date)
@@ -192,6 +212,13 @@ export function createServices(
       ),
   })
   const steps = stepsWith(progress, log)
+  /** The replay's bars, read once for the whole range and its look-back. */
+  async function replayBars(args: { from: string; to: string }): Promise<BarsSource | undefined> {
+    const calendar = await market.calendar(args.to)
+    const first = calendar.findIndex((d) => d >= args.from)
+    if (first < 0) return undefined
+    return loadBarHistory(store.db, calendar[Math.max(0, first - SIGNAL_WINDOWS.history)]!, args.to)
+  }
   return {
     config,
     log,
@@ -207,7 +234,7 @@ export function createServices(
     logicStates,
     trackRecord: createTrackRecordService({ repository: createTrackRecordRepository(store.db) }),
     steps,
-    replay: (args, signal, replayProgress = progress) =>
+    replay: async (args, signal, replayProgress = progress) =>
       runReplay(
         {
           pool: store.pool,
@@ -215,6 +242,7 @@ export function createServices(
           steps: stepsWith(
             silentProgress,
             log.level === 'debug' || log.level === 'trace' ? log : log.child({}, { level: 'warn' }),
+            await replayBars(args),
           ),
           runs: createReplayRunsRepository(store.db),
           progress: replayProgress,

@@ -101,7 +101,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     poolTop,
     poolMax,
     poolPushUrl: url(env, 'POOL_PUSH_URL', ['http:', 'https:']),
-    planVersion: text(env, 'PLAN_VERSION') ?? '2',
+    planVersion: text(env, 'PLAN_VERSION') ?? '3',
     codeCommit: text(env, 'STOCKPLAN_COMMIT'),
     xxlJob: Object.freeze({
       accessToken: text(env, 'XXLJOB_ACCESS_TOKEN'),

@@ -46,9 +46,8 @@ function marketLines(market: Market | Record<string, never>): string[] {
 function shrinkLines(plan: PlanBody): string[] {
   const demoted = plan.card_counts.weak_regime_demoted ?? 0
   if (demoted <= 0) return []
-  const share = `${TIER_RULES.weakMainShare * 100}%`
   return [
-    `_Weak regime: main is limited to the best ${share} of eligible stocks (normally ${TIER_RULES.mainShare * 100}%); ${demoted} main-tier candidate${demoted === 1 ? '' : 's'} moved to observe._`,
+    `_Weak regime: main is limited to ${TIER_RULES.weakMainSlots} places (normally ${TIER_RULES.mainSlots}); ${demoted} main-tier candidate${demoted === 1 ? '' : 's'} moved to observe._`,
     '',
   ]
 }

@@ -8,25 +8,12 @@ export interface EvidenceEdge {
   readonly track: string
 }
 
-/** Points each part of the score contributed (PLAN_VERSION 2); they sum to the score. */
-export interface ScoreComponents {
-  readonly momentum: number
-  readonly trend: number
-  /** heat x transmission */
-  readonly heat: number
-  readonly upside: number
-  readonly liquidity: number
-  readonly quality: number
-}
-
-export const COMPONENT_NAMES: readonly (keyof ScoreComponents)[] = Object.freeze([
-  'momentum',
-  'trend',
-  'heat',
-  'upside',
-  'liquidity',
-  'quality',
-])
+/**
+ * Points each part of the score contributed; they sum to the score. PLAN_VERSION 3: one entry per signal the stock
+ * had that day (`signals.ts`); PLAN_VERSION 2 rows carry its six fixed components (momentum, trend, heat, upside,
+ * liquidity, quality).
+ */
+export type ScoreComponents = Readonly<Record<string, number>>
 
 /** Why a row might not be tradable at the open: closed limit-up on T, a one-word board, ST, a new listing. */
 export type TradeFlag = 'limit_up_close' | 'one_word_board' | 'st' | 'new_listing'

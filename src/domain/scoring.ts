@@ -1,12 +1,14 @@
 import { BUILD_RULES } from './build-rules.js'
 import type { Board } from './codes.js'
-import type { ScoreComponents, TierRow, TradeFlag } from './plan-types.js'
-import { percentileRanks } from './rank.js'
+import type { TierRow, TradeFlag } from './plan-types.js'
 import { limitPrices } from './regime.js'
 import { SCREEN_RULES } from './screening.js'
+import { combineSignals, percentileAmong, scorePoints } from './signal-score.js'
+import type { SignalWeights } from './signal-weights.js'
+import { normaliseSignals, type SignalFacts, type SignalValues, stockSignals } from './signals.js'
 import { mean, roundTo as round } from './stats.js'
 import { eventEma, type ThemeEvent, themeHeat } from './theme-heat.js'
-import { assignTiers, type TierCuts } from './tiers.js'
+import { assignTiers, isEligible, type TierCuts } from './tiers.js'
 
 /** A code's bars as columns, oldest first; `preClose` and `isSt` are the last bar's. */
 export interface BarSeries {
@@ -15,6 +17,10 @@ export interface BarSeries {
   readonly adjFactor: readonly number[]
   readonly amount: readonly number[]
   readonly suspended: readonly boolean[]
+  /** Shares traded per day (signals: abnormal turnover); absent = unknown. */
+  readonly volume?: readonly number[]
+  /** Turnover rate per day as a fraction, null where unknown. */
+  readonly turnover?: readonly (number | null)[]
   readonly preClose: number | null
   readonly isSt: boolean
   /** The last bar's open, high and low (tradability flags); absent = unknown. */
@@ -45,6 +51,12 @@ export interface StockFacts {
   readonly invalidated: boolean
   readonly invalidation?: string | null
   readonly valuation_method?: string | null
+  /** The day's daily_basic and the latest report, for the value, size and quality signals. */
+  readonly totalMv?: number | null
+  readonly peTtm?: number | null
+  readonly pb?: number | null
+  readonly roe?: number | null
+  readonly cashConversion?: number | null
 }
 
 export interface BuildInput {
@@ -57,13 +69,21 @@ export interface BuildInput {
   readonly edges: readonly Edge[]
   readonly events: readonly ThemeEvent[]
   readonly facts: ReadonlyMap<string, StockFacts>
-  /** The day's regime is weak: `main` shrinks (TIER_RULES.weakMainShare). */
+  /** The day's regime is weak: `main` shrinks (TIER_RULES.weakMainSlots). */
   readonly weakRegime?: boolean
+  /** The benchmark's daily returns by date (idiosyncratic volatility). */
+  readonly indexReturns: ReadonlyMap<string, number>
+  /** The walk-forward weights of the day (`learnWeights`). */
+  readonly weights: SignalWeights
+  /** The previous plan date's published `main` codes (the stay band). */
+  readonly previousMain: ReadonlySet<string>
 }
 
 /** A tier row as the build produces it: every stock scored has a close on the date. */
 export interface ScoredStock extends TierRow {
   readonly close: number
+  /** The stock's rank-normalised signals in [-1, 1]; a missing signal has no key. */
+  readonly signals: SignalValues
 }
 
 interface LastBar {
@@ -79,8 +99,6 @@ interface LastBar {
 export interface Features {
   readonly security: BuildSecurity
   readonly last: LastBar
-  readonly ret20: number | null
-  readonly trend: number
   readonly amountMa20: number
 }
 
@@ -88,13 +106,6 @@ const NEVER_NEW = 99_999
 
 export function features(security: BuildSecurity, bars: BarSeries): Features {
   const n = bars.close.length
-  const adj = bars.close.map((c, i) => c * bars.adjFactor[i]!)
-  const back = BUILD_RULES.returnDays
-  const ret20 = n > back ? adj[n - 1]! / adj[n - 1 - back]! - 1 : null
-  const ma20 = n >= BUILD_RULES.maShort ? mean(adj.slice(n - BUILD_RULES.maShort)) : null
-  const ma60 = n >= BUILD_RULES.maLong ? mean(adj.slice(n - BUILD_RULES.maLong)) : null
-  const aboveShort = ma20 === null ? 0.25 : adj[n - 1]! > ma20 ? 0.5 : 0
-  const shortOverLong = ma20 === null || ma60 === null ? 0.25 : ma20 > ma60 ? 0.5 : 0
   const traded: number[] = []
   for (let i = Math.max(0, n - BUILD_RULES.amountDays); i < n; i++) if (!bars.suspended[i]) traded.push(bars.amount[i]!)
   return {
@@ -108,8 +119,6 @@ export function features(security: BuildSecurity, bars: BarSeries): Features {
       high: bars.high ?? null,
       low: bars.low ?? null,
     },
-    ret20,
-    trend: aboveShort + shortOverLong,
     amountMa20: mean(traded) ?? 0,
   }
 }
@@ -203,57 +212,61 @@ export interface ScoredDay {
   readonly weakDemoted: number
 }
 
-const pts = (value: number): number => round(value, BUILD_RULES.pointDigits)
+/** The bars a signal reads, adjusted: closes x adjFactor (1 throughout when the series comes adjusted). */
+function adjusted(bars: BarSeries): BarSeries {
+  return bars.adjFactor.every((f) => f === 1) ? bars : { ...bars, close: bars.close.map((c, i) => c * bars.adjFactor[i]!) }
+}
 
-/** The points of each component; `score` is their sum, so the parts always add up to the whole. */
-function componentPoints(parts: Record<keyof ScoreComponents, number>): ScoreComponents {
-  const P = BUILD_RULES.points
+function signalFacts(facts: StockFacts | undefined, graph: GraphScore | undefined, themesLoaded: boolean): SignalFacts {
   return {
-    momentum: pts(P.momentum * parts.momentum),
-    trend: pts(P.trend * parts.trend),
-    heat: pts(P.heat * parts.heat),
-    upside: pts(P.upside * parts.upside),
-    liquidity: pts(P.liquidity * parts.liquidity),
-    quality: pts(P.quality * parts.quality),
+    totalMv: facts?.totalMv ?? null,
+    peTtm: facts?.peTtm ?? null,
+    pb: facts?.pb ?? null,
+    roe: facts?.roe ?? null,
+    cashConversion: facts?.cashConversion ?? null,
+    upside: facts?.upside ?? null,
+    heat: themesLoaded ? (graph?.strength ?? 0) : null,
   }
 }
 
-export function sumPoints(c: ScoreComponents): number {
-  return round(c.momentum + c.trend + c.heat + c.upside + c.liquidity + c.quality, BUILD_RULES.pointDigits)
+/** Why `main` must be empty because no signal carries weight, or null. */
+function noModelReason(weights: SignalWeights): string | null {
+  return Object.values(weights).some((w) => w.weight !== 0) ? null : 'no signal carries weight (every weight is 0)'
 }
 
-/** Tier scores for data date T: every listed stock with a bar on T, ranked 1 = best (ties by code), tiered. */
+/**
+ * Tier scores for data date T (PLAN_VERSION 3): every listed stock with a bar on T gets its signals, the weighted
+ * sum of those it has, a score (the percentile of that sum among the day's eligible stocks, 0..100) shared out as
+ * points per signal, a rank (1 = best, ties by code) and a tier.
+ */
 export function scoreDay(input: BuildInput): ScoredDay {
   const feats = new Map<string, Features>()
+  const series = new Map<string, BarSeries>()
   for (const security of input.securities) {
     const bars = input.bars.get(security.code)
     if (!bars || bars.dates.length === 0 || bars.dates[bars.dates.length - 1] !== input.date) continue
     feats.set(security.code, features(security, bars))
+    series.set(security.code, adjusted(bars))
   }
-  const momentum = percentileRanks(new Map([...feats].map(([c, f]) => [c, f.ret20])))
-  const liquidity = percentileRanks(new Map([...feats].map(([c, f]) => [c, f.amountMa20])))
-  const upsidePct = percentileRanks(new Map([...feats.keys()].map((c) => [c, input.facts.get(c)?.upside ?? null])))
   const graph = graphScores(input, feats)
+  const themesLoaded = input.edges.length > 0
+  const raw = new Map(
+    [...series].map(([code, bars]) => [
+      code,
+      stockSignals(bars, signalFacts(input.facts.get(code), graph.get(code), themesLoaded), input.indexReturns),
+    ]),
+  )
+  const signals = normaliseSignals(raw)
   const edgesByCode = groupEdges(input.edges)
-  const scored = [...feats].map(([code, f]) => {
+  const base = [...feats].map(([code, f]) => {
     const facts = input.facts.get(code)
     const g = graph.get(code)
-    const quality =
-      facts?.quality === null || facts?.quality === undefined ? BUILD_RULES.missingQuality : facts.quality / 100
-    const components = componentPoints({
-      momentum: momentum.get(code) ?? 0,
-      trend: f.trend,
-      heat: g?.strength ?? 0,
-      upside: upsidePct.get(code) ?? BUILD_RULES.missingUpsidePct,
-      liquidity: liquidity.get(code) ?? 0,
-      quality,
-    })
     const listed = listedDays(f.security.list_date, input.calendar)
     return {
       code,
       name: f.security.name,
-      score: sumPoints(components),
-      rank: 0,
+      combined: combineSignals(signals.get(code) ?? {}, input.weights),
+      signals: signals.get(code) ?? {},
       theme: g?.edge.theme ?? null,
       segment: g?.edge.segment ?? null,
       track: g?.edge.track ?? null,
@@ -267,22 +280,32 @@ export function scoreDay(input: BuildInput): ScoredDay {
       listed_days: listed,
       amount_ma20: round(f.amountMa20, 2),
       invalidated: facts?.invalidated ?? false,
-      components,
-      score_pct: 0,
       flags: tradeFlags(f, listed, input.date),
       valuation_method: facts?.valuation_method ?? null,
       invalidation: facts?.invalidated ? (facts.invalidation ?? null) : null,
     }
   })
+  const screened = base.map((r) => ({ ...r, score: 0, rank: 0, components: {}, score_pct: 0 }))
+  const reference = screened
+    .filter((r) => isEligible(r) && r.combined.raw !== null)
+    .map((r) => r.combined.raw!)
+    .sort((a, b) => a - b)
+  const scored = base.map(({ combined, ...r }) => {
+    const score = combined.raw === null ? 0 : round(percentileAmong(reference, combined.raw), BUILD_RULES.pointDigits)
+    return { ...r, score, components: scorePoints(score, combined.parts, BUILD_RULES.pointDigits), raw: combined.raw }
+  })
   scored.sort((a, b) => b.score - a.score || (a.code < b.code ? -1 : 1))
-  const pct = percentileRanks(new Map(scored.map((s) => [s.code, s.score])))
-  const ranked = scored.map((s, i) => ({ ...s, rank: i + 1, score_pct: round(100 * (pct.get(s.code) ?? 0), 2) }))
-  return assignTiers(ranked, input.weakRegime === true)
-}
-
-/** `scoreDay`'s rows. */
-export function scoreStocks(input: BuildInput): ScoredStock[] {
-  return scoreDay(input).rows
+  const all = scored.map((s) => s.raw ?? Number.NEGATIVE_INFINITY).sort((a, b) => a - b)
+  const ranked = scored.map(({ raw: r, ...s }, i) => ({
+    ...s,
+    rank: i + 1,
+    score_pct: round(percentileAmong(all, r ?? Number.NEGATIVE_INFINITY), 2),
+  }))
+  return assignTiers(ranked, {
+    weak: input.weakRegime === true,
+    previousMain: input.previousMain,
+    noModel: noModelReason(input.weights),
+  })
 }
 
 function groupEdges(edges: readonly Edge[]): Map<string, Array<Omit<Edge, 'code'>>> {

@@ -158,7 +158,11 @@ function tradableRows(day: EvalDay): EvalRow[] {
   return rows
 }
 
-function dailyIc(day: EvalDay, components: readonly string[]): DailyIc {
+function dailyIc(
+  day: EvalDay,
+  components: readonly string[],
+  precomputed?: Readonly<Record<string, number>>,
+): DailyIc {
   const rows = tradableRows(day)
   const n = rows.length
   const retRanks = averageRanks(column(rows, (r) => r.ret!))
@@ -174,7 +178,7 @@ function dailyIc(day: EvalDay, components: readonly string[]): DailyIc {
             column(present, (r) => r.ret!),
           )
   }
-  return { date: day.date, score: ic(column(rows, (r) => r.score)), components: out }
+  return { date: day.date, score: ic(column(rows, (r) => r.score)), components: { ...out, ...precomputed } }
 }
 
 function column(rows: readonly EvalRow[], value: (row: EvalRow) => number): Float64Array {
@@ -305,6 +309,8 @@ export const MIN_IR_DAYS = 20
 export interface EvaluateOptions {
   readonly horizon: number
   readonly components?: readonly string[]
+  /** Component ICs computed when the outcomes were written (signal_ic), by plan date: reported as they are. */
+  readonly precomputedIcs?: ReadonlyMap<string, Readonly<Record<string, number>>>
   readonly costs?: CostModel
 }
 
@@ -312,10 +318,12 @@ export interface EvaluateOptions {
 export function evaluateTrackRecord(days: readonly EvalDay[], options: EvaluateOptions): TrackRecord {
   const components = options.components ?? SCORE_COMPONENTS
   const lags = Math.max(0, options.horizon - 1)
-  const daily = days.map((d) => dailyIc(d, components))
+  const daily = days.map((d) => dailyIc(d, components, options.precomputedIcs?.get(d.date)))
   const scoreIcs = daily.flatMap((d) => (d.score === null ? [] : [d.score]))
   const componentIcs: Record<string, IcSummary> = {}
-  for (const name of components) {
+  const names = new Set(components)
+  for (const day of options.precomputedIcs?.values() ?? []) for (const name of Object.keys(day)) names.add(name)
+  for (const name of names) {
     componentIcs[name] = icSummary(
       daily.flatMap((d) =>
         d.components[name] === null || d.components[name] === undefined ? [] : [d.components[name]!],

@@ -1,13 +1,6 @@
-import { BUILD_RULES } from './build-rules.js'
-import {
-  COMPONENT_NAMES,
-  type FullRow,
-  type ReasonCode,
-  type ScoreComponents,
-  type TierRow,
-  type TradeFlag,
-} from './plan-types.js'
+import type { FullRow, ReasonCode, ScoreComponents, TierRow, TradeFlag } from './plan-types.js'
 import { SCREEN_RULES } from './screening.js'
+import { SIGNAL_NAMES } from './signals.js'
 import { methodLabel } from './valuation.js'
 
 export interface VerdictTextInput {
@@ -35,21 +28,31 @@ export const DRIVER_COUNT = 3
 
 /** Rows built before PLAN_VERSION 2 have no stored points (all 0): name no components for them. */
 function hasPoints(c: ScoreComponents | undefined): c is ScoreComponents {
-  return c !== undefined && COMPONENT_NAMES.some((name) => c[name] !== 0)
+  return c !== undefined && Object.values(c).some((v) => v !== 0)
 }
 
-/**
- * The components that drove a score: the three furthest above their midpoint (half their maximum, roughly
- * what a middling stock gets), e.g. `heat 28.6/35`. Ranking by share of the maximum instead would name trend
- * (10/10 for any stock above its moving averages) on almost every row.
- */
+const byPoints = (c: ScoreComponents) => Object.entries(c).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+const named = ([name, points]: [string, number]): string => `${name} ${points.toFixed(1)}`
+
+/** The signals that gave the score most of its points, e.g. `reversal_5d 14.2`. */
 export function scoreDrivers(c: ScoreComponents | undefined, count = DRIVER_COUNT): string[] {
-  if (!hasPoints(c)) return []
-  const P = BUILD_RULES.points
-  return [...COMPONENT_NAMES]
-    .sort((a, b) => c[b] - P[b] / 2 - (c[a] - P[a] / 2) || P[b] - P[a])
-    .slice(0, count)
-    .map((name) => `${name} ${c[name].toFixed(1)}/${P[name]}`)
+  return hasPoints(c) ? byPoints(c).slice(0, count).map(named) : []
+}
+
+/** The signals that gave the least: what held a rejected score back. */
+export function scoreLaggards(c: ScoreComponents | undefined, count = DRIVER_COUNT): string[] {
+  return hasPoints(c) ? byPoints(c).reverse().slice(0, count).map(named) : []
+}
+
+/** PLAN_VERSION 3 rows: the signals the stock had no data for that day (none named for older rows). */
+export function unavailableSignals(c: ScoreComponents | undefined): string[] {
+  if (!c || !Object.keys(c).some((k) => (SIGNAL_NAMES as readonly string[]).includes(k))) return []
+  return SIGNAL_NAMES.filter((name) => !(name in c))
+}
+
+function unavailableText(c: ScoreComponents | undefined): string {
+  const missing = unavailableSignals(c)
+  return missing.length === 0 ? '' : `; no data: ${missing.join(', ')}`
 }
 
 const FLAG_TEXT: Record<TradeFlag, string> = {
@@ -59,24 +62,14 @@ const FLAG_TEXT: Record<TradeFlag, string> = {
   new_listing: 'new listing',
 }
 
-/** The components furthest below their midpoint: what held a rejected score back. */
-export function scoreLaggards(c: ScoreComponents | undefined, count = DRIVER_COUNT): string[] {
-  if (!hasPoints(c)) return []
-  const P = BUILD_RULES.points
-  return [...COMPONENT_NAMES]
-    .sort((a, b) => c[a] - P[a] / 2 - (c[b] - P[b] / 2) || P[b] - P[a])
-    .slice(0, count)
-    .map((name) => `${name} ${c[name].toFixed(1)}/${P[name]}`)
-}
-
 function scoreText(r: NonNullable<VerdictTextInput['row']>): string {
   const drivers = scoreDrivers(r.components)
-  return `score ${r.score.toFixed(1)}${drivers.length > 0 ? ` (${drivers.join(', ')})` : ''}`
+  return `score ${r.score.toFixed(1)}${drivers.length > 0 ? ` (${drivers.join(', ')}${unavailableText(r.components)})` : ''}`
 }
 
 function heldBackText(r: NonNullable<VerdictTextInput['row']>): string {
   const laggards = scoreLaggards(r.components)
-  return `score ${r.score.toFixed(1)}${laggards.length > 0 ? ` (held back by ${laggards.join(', ')})` : ''}`
+  return `score ${r.score.toFixed(1)}${laggards.length > 0 ? ` (held back by ${laggards.join(', ')}${unavailableText(r.components)})` : ''}`
 }
 
 function flagText(flags: readonly TradeFlag[] | undefined): string | null {

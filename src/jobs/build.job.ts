@@ -2,12 +2,15 @@ import { randomUUID } from 'node:crypto'
 import { BUILD_RULES } from '../domain/build-rules.js'
 import { computeMarket, computeRegime } from '../domain/regime.js'
 import { type StockFacts, scoreDay } from '../domain/scoring.js'
+import { learnWeights, type SignalIcDay, WEIGHT_RULES } from '../domain/signal-weights.js'
+import { SIGNAL_WINDOWS } from '../domain/signals.js'
 import { stockFacts } from '../domain/stock-facts.js'
 import { notATradingDay } from '../domain/trading-days.js'
 import type { Logger } from '../logger.js'
+import type { BarsSource } from '../storage/bar-history.js'
 import type { Db } from '../storage/db.js'
 import type { MarketDataRepository } from '../storage/market-data.repository.js'
-import { loadMarketInput } from '../storage/regime-input.repository.js'
+import { loadMarketInput, REGIME_INDEX } from '../storage/regime-input.repository.js'
 import { replaceTierScores } from '../storage/tier-write.repository.js'
 import { type DateArgs, type JobResult, throwIfAborted } from './job.js'
 import type { Progress } from './progress.js'
@@ -19,6 +22,12 @@ export interface BuildDeps {
   readonly progress: Progress
   readonly codeVersion: string
   readonly now: () => Date
+  /** Signal ICs of plan days whose exit is on or before the date, newest first (`SignalIcRepository.history`). */
+  readonly icHistory: (asOf: string, days: number) => Promise<SignalIcDay[]>
+  /** The published `main` codes of the plan date before `date` (empty when there is none). */
+  readonly previousMain: (date: string) => Promise<ReadonlySet<string>>
+  /** Where the bars come from: the store (default), or a replay's history read once (`loadBarHistory`). */
+  readonly bars?: BarsSource
   /** Told once the date's rows are committed. */
   readonly onBuilt?: (date: string) => void
 }
@@ -64,12 +73,26 @@ export async function runBuild(deps: BuildDeps, args: DateArgs, signal: AbortSig
       `no daily bars on ${date}: import that day's data first (latest is ${calendar.at(-1) ?? 'none'})`,
     )
   }
-  const from = calendar[Math.max(0, calendar.length - 1 - BUILD_RULES.maLong)]!
+  const from = calendar[Math.max(0, calendar.length - 1 - SIGNAL_WINDOWS.history)]!
   const eventsFrom = calendar[Math.max(0, calendar.length - BUILD_RULES.heatLookbackDays)]!
-  const [securities, bars, edges, events, peStats, basics, financials, forecasts, lastEvent, missingBars, marketInput] =
-    await Promise.all([
+  const [
+    securities,
+    bars,
+    edges,
+    events,
+    peStats,
+    basics,
+    financials,
+    forecasts,
+    lastEvent,
+    missingBars,
+    marketInput,
+    indexReturns,
+    icHistory,
+    previousMain,
+  ] = await Promise.all([
       market.securities(),
-      market.bars(from, date),
+      (deps.bars ?? market.bars)(from, date),
       market.edges(undefined, date),
       market.events(eventsFrom, date),
       market.peStats(date),
@@ -79,7 +102,11 @@ export async function runBuild(deps: BuildDeps, args: DateArgs, signal: AbortSig
       market.lastEventDate(date),
       market.missingBars(date),
       loadMarketInput(deps.db, date, calendar),
+      market.indexReturns(REGIME_INDEX, from, date),
+      deps.icHistory(date, WEIGHT_RULES.windowDays),
+      deps.previousMain(date),
     ])
+  const weights = learnWeights(icHistory, date)
   // The day's regime as the plan job will compute it: a weak day shrinks `main` (TIER_RULES.weakMainShare).
   const regime = computeRegime(computeMarket(marketInput), date)
   progress.tick()
@@ -91,13 +118,15 @@ export async function runBuild(deps: BuildDeps, args: DateArgs, signal: AbortSig
     // a chain runs inside the server: let requests through now and then
     if (++done % 500 === 0) await new Promise((resolve) => setImmediate(resolve))
     if (series.dates.at(-1) !== date) continue
+    const basic = basics.get(code)
+    const reports = financials.get(code) ?? []
     const f = stockFacts({
       date,
       price: series.close.at(-1)!,
-      peToday: basics.get(code)?.pe_ttm ?? null,
+      peToday: basic?.pe_ttm ?? null,
       pe: peStats.get(code) ?? null,
       forecast: forecasts.get(code) ?? null,
-      financials: financials.get(code) ?? [],
+      financials: reports,
     })
     facts.set(code, {
       upside: f.upside,
@@ -105,6 +134,11 @@ export async function runBuild(deps: BuildDeps, args: DateArgs, signal: AbortSig
       invalidated: f.invalidated,
       invalidation: f.invalidation,
       valuation_method: f.valuation_method,
+      totalMv: basic?.total_mv ?? null,
+      peTtm: basic?.pe_ttm ?? null,
+      pb: basic?.pb ?? null,
+      roe: reports[0]?.roe ?? null,
+      cashConversion: reports[0]?.ocf_to_np ?? null,
     })
   }
   const day = scoreDay({
@@ -116,6 +150,9 @@ export async function runBuild(deps: BuildDeps, args: DateArgs, signal: AbortSig
     events,
     facts,
     weakRegime: regime.status === 'weak',
+    indexReturns,
+    weights,
+    previousMain,
   })
   const scored = day.rows
   progress.tick()
@@ -131,6 +168,8 @@ export async function runBuild(deps: BuildDeps, args: DateArgs, signal: AbortSig
     missing_bars: missingBars,
     eligible: day.cuts.eligible,
     weak_regime_demoted: day.weakDemoted,
+    kept_in_main: day.cuts.kept,
+    ic_days: Math.max(0, ...Object.values(weights).map((w) => w.days)),
   }
   const stale = staleText(date, calendar, counts.missing_bars, lastEvent)
   const buildId = `${date}-${randomUUID().slice(0, 8)}`
@@ -144,6 +183,8 @@ export async function runBuild(deps: BuildDeps, args: DateArgs, signal: AbortSig
       code_version: deps.codeVersion,
       stale,
       counts,
+      weights,
+      main_empty: day.cuts.emptyReason,
     },
     scored,
   )

@@ -1,14 +1,18 @@
 import type { Board } from '../domain/codes.js'
 import { limitRatio } from '../domain/limit-rules.js'
 import { computeOutcomes, type EntryBar, HORIZONS, limitUpPrice, outcomeWindow } from '../domain/outcomes.js'
+import { signalIcs } from '../domain/signal-ic.js'
+import type { SignalName } from '../domain/signals.js'
 import type { Logger } from '../logger.js'
 import type { MarketDataRepository } from '../storage/market-data.repository.js'
 import type { EntryBarRow, OutcomesRepository } from '../storage/outcomes.repository.js'
 import type { IsoDate } from '../storage/schema.js'
+import type { SignalIcRepository } from '../storage/signal-ic.repository.js'
 import { type DateArgs, type JobResult, throwIfAborted } from './job.js'
 
 export interface OutcomesJobDeps {
   readonly outcomes: OutcomesRepository
+  readonly signalIc: SignalIcRepository
   readonly market: MarketDataRepository
   /** The regime status published with the plan of `date`, or null when its snapshot cannot be read. */
   readonly regimeOf: (date: IsoDate) => Promise<string | null>
@@ -79,11 +83,27 @@ export async function runOutcomes(
       })
       written[`h${horizon}`]! += await deps.outcomes.insert(rows)
     }
+    written[`ic${horizon}`] = await writeSignalIcs(deps.signalIc, horizon, signal)
   }
-  const total = Object.values(written).reduce((a, b) => a + b, 0)
+  const total = Object.entries(written).reduce((a, [k, n]) => a + (k.startsWith('h') ? n : 0), 0)
   const detail = Object.entries(written)
+    .filter(([k]) => k.startsWith('h'))
     .map(([h, n]) => `${h} ${n}`)
     .join(', ')
   deps.log.info({ date, written }, 'outcomes finished')
   return { summary: `outcomes ${date}: ${total} rows (${detail})`, date, written }
+}
+
+/** Each signal's rank IC for every plan day whose outcomes at `horizon` exist and whose ICs do not yet. */
+async function writeSignalIcs(repo: SignalIcRepository, horizon: number, signal: AbortSignal): Promise<number> {
+  let days = 0
+  for (const date of await repo.datesWithoutIc(horizon)) {
+    throwIfAborted(signal)
+    const { exitDate, rows } = await repo.dayOutcomes(date, horizon)
+    if (exitDate === null) continue
+    const ics = Object.entries(signalIcs(rows)).map(([name, v]) => ({ signal: name as SignalName, ...v }))
+    await repo.insert(date, horizon, exitDate, ics)
+    days++
+  }
+  return days
 }

@@ -1,7 +1,7 @@
 import { HORIZONS } from '../domain/outcomes.js'
 import { type CostModel, evaluateTrackRecord, SCORE_COMPONENTS, type TrackRecord } from '../domain/track-record.js'
 import { DomainError } from '../errors.js'
-import type { TrackRecordRepository } from '../storage/track-record.repository.js'
+import type { TrackRecordRepository, WeightsDay } from '../storage/track-record.repository.js'
 
 export interface TrackRecordQuery {
   readonly from?: string
@@ -12,6 +12,8 @@ export interface TrackRecordQuery {
 
 export interface TrackRecordReport extends TrackRecord {
   readonly benchmark: string
+  /** The walk-forward signal weights each build in the range used (PLAN_VERSION 3), oldest first. */
+  readonly weights: WeightsDay[]
 }
 
 /** A query the store cannot answer as asked (unknown horizon or benchmark, reversed dates): a 422, not a 500. */
@@ -35,11 +37,16 @@ export function createTrackRecordService(deps: { repository: TrackRecordReposito
         throw new TrackRecordQueryError(
           `no index bars for benchmark ${query.benchmark}: import it in index_bars.csv or choose another`,
         )
+      const [signalIcs, weights] = await Promise.all([
+        deps.repository.signalIcs(query.horizon, query.from, query.to),
+        deps.repository.weights(query.from, query.to),
+      ])
+      // signal plans have their per-signal ICs stored with their outcomes; older plans have points columns
       const days = await deps.repository.days({
         horizon: query.horizon,
         from: query.from,
         to: query.to,
-        components: SCORE_COMPONENTS,
+        components: signalIcs.size > 0 ? [] : SCORE_COMPONENTS,
       })
       const bars =
         days.length > 0
@@ -50,8 +57,13 @@ export function createTrackRecordService(deps: { repository: TrackRecordReposito
         const close = bars.get(d.exitDate)?.close
         return { ...d, benchRet: open && close !== undefined ? close / open - 1 : null }
       })
-      const record = evaluateTrackRecord(withBench, { horizon: query.horizon, costs: deps.costs })
-      return { benchmark: query.benchmark, ...record }
+      const record = evaluateTrackRecord(withBench, {
+        horizon: query.horizon,
+        costs: deps.costs,
+        components: signalIcs.size > 0 ? [] : SCORE_COMPONENTS,
+        precomputedIcs: signalIcs,
+      })
+      return { benchmark: query.benchmark, ...record, weights }
     },
   }
 }

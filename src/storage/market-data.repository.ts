@@ -123,6 +123,8 @@ export function createMarketDataRepository(db: Db) {
           array_agg(1::double precision order by trade_date) as "adjFactor",
           array_agg(amount order by trade_date) as amount,
           array_agg(is_suspended order by trade_date) as suspended,
+          array_agg(volume order by trade_date) as volume,
+          array_agg(turnover_rate order by trade_date) as turnover,
           (array_agg(pre_close order by trade_date desc))[1] as "preClose",
           (array_agg(is_st order by trade_date desc))[1] as "isSt",
           (array_agg(open order by trade_date desc))[1] as "open",
@@ -135,6 +137,24 @@ export function createMarketDataRepository(db: Db) {
         group by code
         order by code`.execute(db)
       return new Map(result.rows.map(({ code, ...series }) => [code, series]))
+    },
+
+    /** The index's daily close-to-close returns by date, over `from`..`to` (the first day has none). */
+    async indexReturns(code: string, from: IsoDate, to: IsoDate): Promise<Map<IsoDate, number>> {
+      const rows = await db
+        .selectFrom('index_bars')
+        .select(['trade_date', 'close'])
+        .where('code', '=', code)
+        .where('trade_date', '>=', from)
+        .where('trade_date', '<=', to)
+        .orderBy('trade_date')
+        .execute()
+      const out = new Map<IsoDate, number>()
+      for (let i = 1; i < rows.length; i++) {
+        const prev = rows[i - 1]!.close
+        if (prev > 0) out.set(rows[i]!.trade_date, rows[i]!.close / prev - 1)
+      }
+      return out
     },
 
     /** Theme edges, only those valid on `on` when given (valid_from and valid_to inclusive; no dates: always). */
@@ -189,8 +209,8 @@ export function createMarketDataRepository(db: Db) {
     async basicsOn(
       date: IsoDate,
       codes?: readonly string[],
-    ): Promise<Map<string, { pe_ttm: number | null; pb: number | null }>> {
-      let q = db.selectFrom('daily_basics').select(['code', 'pe_ttm', 'pb']).where('trade_date', '=', date)
+    ): Promise<Map<string, { pe_ttm: number | null; pb: number | null; total_mv: number | null }>> {
+      let q = db.selectFrom('daily_basics').select(['code', 'pe_ttm', 'pb', 'total_mv']).where('trade_date', '=', date)
       if (codes) q = q.where(codeIn(codes))
       const rows = await q.execute()
       return new Map(rows.map(({ code, ...rest }) => [code, rest]))

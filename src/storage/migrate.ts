@@ -5,6 +5,7 @@ import * as planWrittenNotify from './migrations/0002-plan-written-notify.js'
 import * as planOutcomes from './migrations/0010-plan-outcomes.js'
 import * as scoreComponents from './migrations/0011-score-components.js'
 import * as pointInTime from './migrations/0012-point-in-time.js'
+import * as signalWeights from './migrations/0013-signal-weights.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations are frozen in time and typed against no schema (kysely's advice)
 type AnyDb = Kysely<any>
@@ -15,6 +16,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0010-plan-outcomes': planOutcomes,
   '0011-score-components': scoreComponents,
   '0012-point-in-time': pointInTime,
+  '0013-signal-weights': signalWeights,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }

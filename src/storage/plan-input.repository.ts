@@ -41,6 +41,7 @@ const TIER_COLUMNS = [
   'amount_ma20',
   'invalidated',
   ...SCORE_COMPONENTS,
+  'points',
   'score_pct',
   'tier_rule',
   'flags',
@@ -56,18 +57,22 @@ export function createPlanInputRepository(db: Db) {
       if (codes) q = q.where(codeIn(codes))
       const rows = await q.orderBy('rank').execute()
       return rows.map(
-        ({ pts_momentum, pts_trend, pts_heat, pts_upside, pts_liquidity, pts_quality, ...r }): TierRow => ({
+        ({ pts_momentum, pts_trend, pts_heat, pts_upside, pts_liquidity, pts_quality, points, ...r }): TierRow => ({
           ...r,
           graph_evidence: r.graph_evidence as unknown as EvidenceEdge[],
           flags: r.flags as TradeFlag[],
-          components: {
-            momentum: pts_momentum,
-            trend: pts_trend,
-            heat: pts_heat,
-            upside: pts_upside,
-            liquidity: pts_liquidity,
-            quality: pts_quality,
-          },
+          // PLAN_VERSION 3 rows keep points per signal; older ones their six fixed components
+          components:
+            Object.keys(points).length > 0
+              ? points
+              : {
+                  momentum: pts_momentum,
+                  trend: pts_trend,
+                  heat: pts_heat,
+                  upside: pts_upside,
+                  liquidity: pts_liquidity,
+                  quality: pts_quality,
+                },
         }),
       )
     },

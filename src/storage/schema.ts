@@ -156,6 +156,10 @@ export interface TierScoresTable {
   valuation_method: Defaulted<string | null>
   /** The hard invalidation that fired, in words (e.g. `loss in 2026Q3`), else null. */
   invalidation: Defaulted<string | null>
+  /** PLAN_VERSION 3 (migration 0013): rank-normalised signals in [-1, 1]; a missing signal has no key. */
+  signals: ColumnType<Record<string, number>, string | undefined, string>
+  /** PLAN_VERSION 3: points per signal, adding up to `score` ({} for older rows, which use pts_*). */
+  points: ColumnType<Record<string, number>, string | undefined, string>
 }
 
 export interface BuildsTable {
@@ -166,6 +170,26 @@ export interface BuildsTable {
   code_version: string
   stale: string
   counts: Json<Record<string, number>>
+  /** The walk-forward weights the build used (migration 0013; null for older builds). */
+  weights: ColumnType<Record<string, SignalWeightJson> | null, string | null | undefined, string | null>
+  /** Why `main` had to stay empty that day, in words; null when it did not. */
+  main_empty: Defaulted<string | null>
+}
+
+export interface SignalWeightJson {
+  weight: number
+  prior: number
+  icMean: number | null
+  days: number
+}
+
+export interface SignalIcTable {
+  trade_date: IsoDate
+  horizon: number
+  signal: string
+  exit_date: IsoDate
+  ic: number
+  n: number
 }
 
 export interface StockDailyTable {
@@ -280,6 +304,7 @@ export interface Database {
   callback_outbox: CallbackOutboxTable
   plan_outcomes: PlanOutcomesTable
   replay_runs: ReplayRunsTable
+  signal_ic: SignalIcTable
 }
 
 export type TierScoreRow = Selectable<TierScoresTable>

@@ -1,4 +1,5 @@
 import type { ScoredStock } from '../domain/scoring.js'
+import type { SignalWeights } from '../domain/signal-weights.js'
 import type { Db } from './db.js'
 import type { IsoDate } from './schema.js'
 
@@ -10,6 +11,9 @@ export interface BuildRecord {
   readonly code_version: string
   readonly stale: string
   readonly counts: Record<string, number>
+  readonly weights: SignalWeights
+  /** Why `main` had to stay empty, in words; null when it did not. */
+  readonly main_empty: string | null
 }
 
 const BATCH = 1000
@@ -43,12 +47,8 @@ export async function replaceTierScores(db: Db, record: BuildRecord, rows: reado
             listed_days: r.listed_days,
             amount_ma20: r.amount_ma20,
             invalidated: r.invalidated,
-            pts_momentum: r.components.momentum,
-            pts_trend: r.components.trend,
-            pts_heat: r.components.heat,
-            pts_upside: r.components.upside,
-            pts_liquidity: r.components.liquidity,
-            pts_quality: r.components.quality,
+            signals: JSON.stringify(r.signals),
+            points: JSON.stringify(r.components),
             score_pct: r.score_pct,
             tier_rule: r.tier_rule,
             flags: JSON.stringify(r.flags),
@@ -60,7 +60,7 @@ export async function replaceTierScores(db: Db, record: BuildRecord, rows: reado
     }
     await trx
       .insertInto('builds')
-      .values({ ...record, counts: JSON.stringify(record.counts) })
+      .values({ ...record, counts: JSON.stringify(record.counts), weights: JSON.stringify(record.weights) })
       .execute()
   })
 }

@@ -48,6 +48,11 @@ const byCode = sql.raw('order by code collate "C"')
  * merged here in one pass. A SQL join of the three ran as index lookups per row (its estimates miss the
  * correlation of date and code): 1 s per 10 dates.
  */
+export interface WeightsDay {
+  readonly date: IsoDate
+  readonly weights: Record<string, number>
+}
+
 export function createTrackRecordRepository(db: Db) {
   async function outcomeDates(horizon: number, from?: IsoDate, to?: IsoDate): Promise<IsoDate[]> {
     let query = db
@@ -91,6 +96,35 @@ export function createTrackRecordRepository(db: Db) {
   }
 
   return {
+    /** Each plan day's signal ICs at `horizon` (signal_ic), by date. */
+    async signalIcs(horizon: number, from?: IsoDate, to?: IsoDate): Promise<Map<IsoDate, Record<string, number>>> {
+      let q = db.selectFrom('signal_ic').select(['trade_date', 'signal', 'ic']).where('horizon', '=', horizon)
+      if (from) q = q.where('trade_date', '>=', from)
+      if (to) q = q.where('trade_date', '<=', to)
+      const out = new Map<IsoDate, Record<string, number>>()
+      for (const r of await q.execute()) {
+        const day = out.get(r.trade_date) ?? {}
+        day[r.signal] = r.ic
+        out.set(r.trade_date, day)
+      }
+      return out
+    },
+
+    /** The walk-forward weights each build used, by build date (the latest build of a date). */
+    async weights(from?: IsoDate, to?: IsoDate): Promise<WeightsDay[]> {
+      let q = db
+        .selectFrom('builds')
+        .select(['trade_date', 'weights'])
+        .distinctOn('trade_date')
+        .where('weights', 'is not', null)
+      if (from) q = q.where('trade_date', '>=', from)
+      if (to) q = q.where('trade_date', '<=', to)
+      const rows = await q.orderBy('trade_date').orderBy('finished_at', 'desc').execute()
+      return rows.map((r) => ({
+        date: r.trade_date,
+        weights: Object.fromEntries(Object.entries(r.weights ?? {}).map(([name, w]) => [name, w.weight])),
+      }))
+    },
     async days(options: {
       horizon: number
       from?: IsoDate

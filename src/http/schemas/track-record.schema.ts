@@ -39,6 +39,13 @@ const PortfolioDay = closed({
 export const TrackRecordSchema = Type.Object(
   {
     benchmark: Type.String({ description: 'index code the excess is measured against' }),
+    weights: Type.Array(
+      closed({
+        date: ResponseDate('build date'),
+        weights: byName(Type.Number(), 'walk-forward weight of each signal (sign included) the build used'),
+      }),
+      { description: 'the signal weights each build in the range used, oldest first (PLAN_VERSION 3)' },
+    ),
     horizon: Type.Integer({ description: 'trading days from the T+1 open to the T+h close' }),
     from: Nullable(ResponseDate('first plan date evaluated')),
     to: Nullable(ResponseDate('last plan date evaluated')),
@@ -47,7 +54,10 @@ export const TrackRecordSchema = Type.Object(
     untradable: byName(Type.Integer(), 'untradable entries left out of every return figure, by reason'),
     ic: closed({
       score: IcSummary,
-      components: byName(IcSummary, 'IC of each score component (points columns of the tier rows)'),
+      components: byName(
+        IcSummary,
+        'IC of each signal (PLAN_VERSION 3, stored with the outcomes) or score component (older plans)',
+      ),
       daily: Type.Array(
         closed({
           date: ResponseDate(),

@@ -1,0 +1,236 @@
+/**
+ * The score's signals (PLAN_VERSION 3): each a pure function of what was known at the close of T, named for what a
+ * higher value means. A signal whose inputs are missing is `null` for that stock (never imputed as points); the
+ * score weights only what each stock has (see `combineSignals`). Signs are not assumed here: each signal's weight,
+ * sign included, is learned walk-forward from the plan's own track record (`signal-weights.ts`).
+ */
+import { percentileRanks } from './rank.js'
+
+export const SIGNAL_NAMES = [
+  'reversal_5d',
+  'reversal_20d',
+  'momentum_6m_skip_1m',
+  'turnover',
+  'abnormal_turnover',
+  'volatility',
+  'idio_volatility',
+  'size',
+  'value_ep',
+  'value_bp',
+  'quality_roe',
+  'cash_conversion',
+  'heat',
+  'trend',
+  'liquidity',
+  'upside',
+] as const
+
+export type SignalName = (typeof SIGNAL_NAMES)[number]
+export type SignalValues = Partial<Record<SignalName, number>>
+
+/** What each signal measures, in words (README, tear sheet, viewer glossary). */
+export const SIGNAL_DESCRIPTIONS: Readonly<Record<SignalName, string>> = Object.freeze({
+  reversal_5d: 'minus the 5-day return (short-term reversal)',
+  reversal_20d: 'minus the 20-day return (one-month reversal)',
+  momentum_6m_skip_1m: 'return from 120 to 20 trading days ago (medium-term momentum skipping the last month)',
+  turnover: '20-day mean turnover rate (needs turnover_rate on the bars)',
+  abnormal_turnover: '5-day mean volume over 60-day mean volume',
+  volatility: 'standard deviation of the last 20 daily returns',
+  idio_volatility: 'standard deviation of the residual of 60 daily returns regressed on the benchmark index',
+  size: 'log total market value (daily_basic); log 60-day mean traded value on days without market values',
+  value_ep: 'earnings yield, 1 / PE(TTM) (missing for loss-makers and without daily_basic)',
+  value_bp: 'book yield, 1 / PB (without daily_basic: missing)',
+  quality_roe: 'annualised ROE of the latest report announced by T',
+  cash_conversion: 'operating cash flow over net profit of the latest report announced by T',
+  heat: 'theme heat x transmission of the strongest theme edge (missing when no themes are loaded)',
+  trend: 'MA20 over MA60 minus 1',
+  liquidity: 'log 20-day mean traded value',
+  upside: 'neutral valuation over price minus 1 (missing without a valuation)',
+})
+
+/** Look-back lengths, in trading days. */
+export const SIGNAL_WINDOWS = Object.freeze({
+  reversalShort: 5,
+  reversalLong: 20,
+  momentumFrom: 120,
+  momentumSkip: 20,
+  turnover: 20,
+  abnormalShort: 5,
+  abnormalLong: 60,
+  volatility: 20,
+  idioVolatility: 60,
+  sizeProxy: 60,
+  maShort: 20,
+  maLong: 60,
+  amount: 20,
+  /** The longest look-back: a build reads this many trading days of bars. */
+  history: 121,
+})
+
+/** A code's bars as columns, oldest first, closes forward-adjusted. */
+export interface SignalBars {
+  readonly dates: readonly string[]
+  readonly close: readonly number[]
+  readonly amount: readonly number[]
+  readonly suspended: readonly boolean[]
+  readonly volume?: readonly number[]
+  readonly turnover?: readonly (number | null)[]
+}
+
+/** What a stock's signals read besides its bars, all as known at T (null: unknown). */
+export interface SignalFacts {
+  readonly totalMv: number | null
+  readonly peTtm: number | null
+  readonly pb: number | null
+  readonly roe: number | null
+  readonly cashConversion: number | null
+  readonly upside: number | null
+  /** heat / 100 x transmission of the strongest edge; 0 for a stock without an edge when themes exist. */
+  readonly heat: number | null
+}
+
+const W = SIGNAL_WINDOWS
+
+function meanOf(values: readonly number[]): number | null {
+  if (values.length === 0) return null
+  let s = 0
+  for (const v of values) s += v
+  return s / values.length
+}
+
+function sdOf(values: readonly number[]): number | null {
+  const m = meanOf(values)
+  if (m === null || values.length < 2) return null
+  let ss = 0
+  for (const v of values) ss += (v - m) ** 2
+  return Math.sqrt(ss / (values.length - 1))
+}
+
+function ret(close: readonly number[], back: number): number | null {
+  const n = close.length
+  if (n <= back) return null
+  const base = close[n - 1 - back]!
+  return base > 0 ? close[n - 1]! / base - 1 : null
+}
+
+/** Daily returns of the last `days` bars whose day and the day before were traded, with their dates. */
+function dailyReturns(bars: SignalBars, days: number): { dates: string[]; values: number[] } {
+  const n = bars.close.length
+  const dates: string[] = []
+  const values: number[] = []
+  for (let i = Math.max(1, n - days); i < n; i++) {
+    if (bars.suspended[i] || bars.suspended[i - 1]) continue
+    const prev = bars.close[i - 1]!
+    if (prev <= 0) continue
+    dates.push(bars.dates[i]!)
+    values.push(bars.close[i]! / prev - 1)
+  }
+  return { dates, values }
+}
+
+function tradedTail(values: readonly number[], suspended: readonly boolean[], days: number): number[] {
+  const out: number[] = []
+  for (let i = Math.max(0, values.length - days); i < values.length; i++) if (!suspended[i]) out.push(values[i]!)
+  return out
+}
+
+function residualSd(stock: { dates: string[]; values: number[] }, index: ReadonlyMap<string, number>): number | null {
+  const xs: number[] = []
+  const ys: number[] = []
+  for (let i = 0; i < stock.dates.length; i++) {
+    const x = index.get(stock.dates[i]!)
+    if (x === undefined) continue
+    xs.push(x)
+    ys.push(stock.values[i]!)
+  }
+  if (xs.length < (W.idioVolatility * 2) / 3) return null
+  const mx = meanOf(xs)!
+  const my = meanOf(ys)!
+  let sxy = 0
+  let sxx = 0
+  for (let i = 0; i < xs.length; i++) {
+    sxy += (xs[i]! - mx) * (ys[i]! - my)
+    sxx += (xs[i]! - mx) ** 2
+  }
+  const beta = sxx > 0 ? sxy / sxx : 0
+  return sdOf(ys.map((y, i) => y - my - beta * (xs[i]! - mx)))
+}
+
+const finite = (v: number | null | undefined): number | null =>
+  v === null || v === undefined || !Number.isFinite(v) ? null : v
+
+/**
+ * One stock's raw signal values at T (the last bar). `indexReturns` are the benchmark's daily returns by date;
+ * `size` is the market value when the facts have it and the traded-value proxy otherwise (the cross-section
+ * picks one of the two per day: `combineSignals`).
+ */
+export function stockSignals(
+  bars: SignalBars,
+  facts: SignalFacts,
+  indexReturns: ReadonlyMap<string, number>,
+): Record<SignalName | 'size_proxy', number | null> {
+  const { close } = bars
+  const n = close.length
+  const r5 = ret(close, W.reversalShort)
+  const r20 = ret(close, W.reversalLong)
+  const skip = n > W.momentumFrom ? close.slice(0, n - W.momentumSkip) : null
+  const momentum = skip ? ret(skip, W.momentumFrom - W.momentumSkip) : null
+  const turnovers = bars.turnover
+    ? tradedTail(
+        bars.turnover.map((t) => t ?? Number.NaN),
+        bars.suspended,
+        W.turnover,
+      ).filter((t) => Number.isFinite(t))
+    : []
+  const volume = bars.volume ? tradedTail(bars.volume, bars.suspended, W.abnormalLong) : []
+  const volLong = volume.length >= (W.abnormalLong * 2) / 3 ? meanOf(volume) : null
+  const volShort = volume.length >= W.abnormalShort ? meanOf(volume.slice(-W.abnormalShort)) : null
+  const returns20 = dailyReturns(bars, W.volatility)
+  const returns60 = dailyReturns(bars, W.idioVolatility)
+  const amount20 = meanOf(tradedTail(bars.amount, bars.suspended, W.amount))
+  const amount60 = meanOf(tradedTail(bars.amount, bars.suspended, W.sizeProxy))
+  const ma20 = n >= W.maShort ? meanOf(close.slice(n - W.maShort)) : null
+  const ma60 = n >= W.maLong ? meanOf(close.slice(n - W.maLong)) : null
+  const positive = (v: number | null): number | null => (v !== null && v > 0 ? v : null)
+  return {
+    reversal_5d: r5 === null ? null : -r5,
+    reversal_20d: r20 === null ? null : -r20,
+    momentum_6m_skip_1m: momentum,
+    turnover: turnovers.length >= W.turnover / 2 ? meanOf(turnovers) : null,
+    abnormal_turnover: volShort !== null && volLong !== null && volLong > 0 ? volShort / volLong : null,
+    volatility: returns20.values.length >= (W.volatility * 2) / 3 ? sdOf(returns20.values) : null,
+    idio_volatility: residualSd(returns60, indexReturns),
+    size: positive(facts.totalMv) === null ? null : Math.log(facts.totalMv!),
+    size_proxy: positive(amount60) === null ? null : Math.log(amount60!),
+    value_ep: positive(facts.peTtm) === null ? null : 1 / facts.peTtm!,
+    value_bp: positive(facts.pb) === null ? null : 1 / facts.pb!,
+    quality_roe: finite(facts.roe),
+    cash_conversion: finite(facts.cashConversion),
+    heat: finite(facts.heat),
+    trend: ma20 !== null && ma60 !== null && ma60 > 0 ? ma20 / ma60 - 1 : null,
+    liquidity: positive(amount20) === null ? null : Math.log(amount20!),
+    upside: finite(facts.upside),
+  }
+}
+
+/**
+ * Cross-sectional normalisation: each signal's percentile rank among the stocks that have it, mapped to
+ * [-1, 1] (ties share their rank). `size` uses market values when at least half the stocks have one that day,
+ * else the traded-value proxy for every stock, so one day never mixes the two scales.
+ */
+export function normaliseSignals(
+  raw: ReadonlyMap<string, Record<SignalName | 'size_proxy', number | null>>,
+): Map<string, SignalValues> {
+  const out = new Map<string, SignalValues>()
+  for (const code of raw.keys()) out.set(code, {})
+  let withMv = 0
+  for (const values of raw.values()) if (values.size !== null) withMv++
+  const sizeKey = withMv * 2 >= raw.size && withMv > 0 ? 'size' : 'size_proxy'
+  for (const name of SIGNAL_NAMES) {
+    const key = name === 'size' ? sizeKey : name
+    const ranks = percentileRanks(new Map([...raw].map(([code, values]) => [code, values[key]])))
+    if (ranks.size < 2) continue // one stock has no cross-section to rank in
+    for (const [code, pct] of ranks) out.get(code)![name] = 2 * pct - 1
+  }
+  return out
+}

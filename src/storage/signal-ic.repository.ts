@@ -1,0 +1,59 @@
+import { sql } from 'kysely'
+import type { SignalIcDay } from '../domain/signal-weights.js'
+import type { SignalName, SignalValues } from '../domain/signals.js'
+import type { Db } from './db.js'
+import type { IsoDate } from './schema.js'
+
+export interface SignalIcRow {
+  readonly signal: SignalName
+  readonly ic: number
+  readonly n: number
+}
+
+/** Each plan day's rank IC per signal (signal_ic), written after its outcomes and read by later builds. */
+export function createSignalIcRepository(db: Db) {
+  return {
+    /** Plan days with outcomes at `horizon` and signals in their tier rows, but no signal ICs yet. */
+    async datesWithoutIc(horizon: number): Promise<IsoDate[]> {
+      const { rows } = await sql<{ d: IsoDate }>`
+        select o.trade_date::text as d from (select distinct trade_date from plan_outcomes where horizon = ${horizon}) o
+        where not exists (select from signal_ic i where i.horizon = ${horizon} and i.trade_date = o.trade_date)
+          and exists (select from tier_scores t where t.trade_date = o.trade_date and t.signals <> '{}'::jsonb)
+        order by 1`.execute(db)
+      return rows.map((r) => r.d)
+    },
+
+    /** The day's tradable rows: signals with the realised return, and the day the window exited. */
+    async dayOutcomes(
+      date: IsoDate,
+      horizon: number,
+    ): Promise<{ exitDate: IsoDate | null; rows: { signals: SignalValues; ret: number }[] }> {
+      const { rows } = await sql<{ signals: SignalValues; ret: number; exit_date: IsoDate }>`
+        select t.signals, o.ret, o.exit_date::text as exit_date
+        from plan_outcomes o join tier_scores t on t.trade_date = o.trade_date and t.code = o.code
+        where o.trade_date = ${date}::date and o.horizon = ${horizon} and o.tradable and o.ret is not null`.execute(db)
+      return { exitDate: rows[0]?.exit_date ?? null, rows: rows.map((r) => ({ signals: r.signals, ret: r.ret })) }
+    },
+
+    async insert(date: IsoDate, horizon: number, exitDate: IsoDate, ics: readonly SignalIcRow[]): Promise<void> {
+      if (ics.length === 0) return
+      await db
+        .insertInto('signal_ic')
+        .values(ics.map((r) => ({ trade_date: date, horizon, exit_date: exitDate, signal: r.signal, ic: r.ic, n: r.n })))
+        .onConflict((oc) => oc.columns(['trade_date', 'horizon', 'signal']).doNothing())
+        .execute()
+    },
+
+    /** ICs at `horizon` of plan days whose exit is on or before `asOf`, the newest `days` plan days. */
+    async history(horizon: number, asOf: IsoDate, days: number): Promise<SignalIcDay[]> {
+      const { rows } = await sql<{ d: IsoDate; exit: IsoDate; ic: Record<string, number> }>`
+        select trade_date::text as d, max(exit_date)::text as exit, jsonb_object_agg(signal, ic) as ic
+        from signal_ic
+        where horizon = ${horizon} and exit_date <= ${asOf}::date and trade_date < ${asOf}::date
+        group by trade_date order by trade_date desc limit ${days}`.execute(db)
+      return rows.map((r) => ({ date: r.d, exitDate: r.exit, ic: r.ic }))
+    },
+  }
+}
+
+export type SignalIcRepository = ReturnType<typeof createSignalIcRepository>
