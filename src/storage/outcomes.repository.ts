@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import type { EntryBar, ExitBar, Outcome } from '../domain/outcomes.js'
+import { type ColumnType, insertColumns } from './array-insert.js'
 import type { Db } from './db.js'
 import type { IsoDate } from './schema.js'
 
@@ -14,17 +15,39 @@ export interface EntryBarRow {
   readonly list_date: IsoDate | null
 }
 
-const BATCH = 2000
+const OUTCOME_COLUMNS: ReadonlyArray<readonly [string, ColumnType]> = [
+  ['trade_date', 'date'],
+  ['horizon', 'int4'],
+  ['code', 'text'],
+  ['entry_date', 'date'],
+  ['exit_date', 'date'],
+  ['tradable', 'bool'],
+  ['reason', 'text'],
+  ['ret', 'float8'],
+  ['benchmark', 'text'],
+  ['bench_ret', 'float8'],
+  ['universe_ret', 'float8'],
+  ['excess', 'float8'],
+  ['regime', 'text'],
+]
 
 /** Reads and writes `plan_outcomes`; rows are inserted once and never updated. */
 export function createOutcomesRepository(db: Db) {
   return {
     /** Published plan dates (dates with daily rows) up to `through` that have no outcomes yet for `horizon`. */
     async datesWithoutOutcomes(horizon: number, through: IsoDate): Promise<IsoDate[]> {
+      // the distinct dates by one index probe each (a skip scan), not a pass over every daily row: flat in history
       const rows = await sql<{ d: IsoDate }>`
-        select distinct sd.trade_date::text as d from stock_daily sd
-        where sd.trade_date <= ${through}::date
-          and not exists (select 1 from plan_outcomes o where o.horizon = ${horizon} and o.trade_date = sd.trade_date)
+        with recursive dates as (
+          (select trade_date from stock_daily where trade_date <= ${through}::date order by trade_date desc limit 1)
+          union all
+          select (select s.trade_date from stock_daily s where s.trade_date < dates.trade_date
+                  order by s.trade_date desc limit 1)
+          from dates where dates.trade_date is not null
+        )
+        select trade_date::text as d from dates
+        where trade_date is not null
+          and not exists (select 1 from plan_outcomes o where o.horizon = ${horizon} and o.trade_date = dates.trade_date)
         order by 1`.execute(db)
       return rows.rows.map((r) => r.d)
     },
@@ -73,18 +96,13 @@ export function createOutcomesRepository(db: Db) {
     /** Inserts one (date, horizon)'s rows in one transaction; rows already there stay as they are. */
     async insert(rows: readonly Outcome[]): Promise<number> {
       if (rows.length === 0) return 0
-      let inserted = 0
-      await db.transaction().execute(async (trx) => {
-        for (let i = 0; i < rows.length; i += BATCH) {
-          const result = await trx
-            .insertInto('plan_outcomes')
-            .values(rows.slice(i, i + BATCH).map((r) => ({ ...r })))
-            .onConflict((oc) => oc.columns(['horizon', 'trade_date', 'code']).doNothing())
-            .executeTakeFirst()
-          inserted += Number(result.numInsertedOrUpdatedRows ?? 0)
-        }
-      })
-      return inserted
+      return insertColumns(
+        db,
+        'plan_outcomes',
+        OUTCOME_COLUMNS,
+        rows as unknown as ReadonlyArray<Record<string, unknown>>,
+        'on conflict (horizon, trade_date, code) do nothing',
+      )
     },
   }
 }

@@ -13,12 +13,15 @@ export interface SignalIcRow {
 /** Each plan day's rank IC per signal (signal_ic), written after its outcomes and read by later builds. */
 export function createSignalIcRepository(db: Db) {
   return {
-    /** Plan days with outcomes at `horizon` and signals in their tier rows, but no signal ICs yet. */
+    /**
+     * Plan days with outcomes at `horizon` and signals in their tier rows, but no signal ICs yet: the build dates
+     * (one row a build) probed for outcomes and ICs by primary key, so the cost does not grow with the outcomes.
+     */
     async datesWithoutIc(horizon: number): Promise<IsoDate[]> {
       const { rows } = await sql<{ d: IsoDate }>`
-        select o.trade_date::text as d from (select distinct trade_date from plan_outcomes where horizon = ${horizon}) o
-        where not exists (select from signal_ic i where i.horizon = ${horizon} and i.trade_date = o.trade_date)
-          and exists (select from tier_scores t where t.trade_date = o.trade_date and t.signals <> '{}'::jsonb)
+        select b.trade_date::text as d from (select distinct trade_date from builds where weights is not null) b
+        where exists (select from plan_outcomes o where o.horizon = ${horizon} and o.trade_date = b.trade_date)
+          and not exists (select from signal_ic i where i.horizon = ${horizon} and i.trade_date = b.trade_date)
         order by 1`.execute(db)
       return rows.map((r) => r.d)
     },

@@ -1,5 +1,6 @@
 import type { ScoredStock } from '../domain/scoring.js'
 import type { SignalWeights } from '../domain/signal-weights.js'
+import { type ColumnType, insertColumns } from './array-insert.js'
 import type { Db } from './db.js'
 import type { IsoDate } from './schema.js'
 
@@ -16,48 +17,51 @@ export interface BuildRecord {
   readonly main_empty: string | null
 }
 
-const BATCH = 1000
+const TIER_COLUMNS: ReadonlyArray<readonly [string, ColumnType]> = [
+  ['trade_date', 'date'],
+  ['code', 'text'],
+  ['score', 'float8'],
+  ['rank', 'int4'],
+  ['tier', 'text'],
+  ['theme', 'text'],
+  ['segment', 'text'],
+  ['upside', 'float8'],
+  ['heat', 'float8'],
+  ['transmission', 'float8'],
+  ['track', 'text'],
+  ['graph_evidence', 'jsonb'],
+  ['build_id', 'text'],
+  ['name', 'text'],
+  ['close', 'float8'],
+  ['is_suspended', 'bool'],
+  ['is_st', 'bool'],
+  ['listed_days', 'int4'],
+  ['amount_ma20', 'float8'],
+  ['invalidated', 'bool'],
+  ['signals', 'jsonb'],
+  ['points', 'jsonb'],
+  ['score_pct', 'float8'],
+  ['tier_rule', 'text'],
+  ['flags', 'jsonb'],
+  ['valuation_method', 'text'],
+  ['invalidation', 'text'],
+]
 
 /** Replaces the date's tier rows and records the build, in one transaction: readers see old or new, never half. */
 export async function replaceTierScores(db: Db, record: BuildRecord, rows: readonly ScoredStock[]): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await trx.deleteFrom('tier_scores').where('trade_date', '=', record.trade_date).execute()
-    for (let i = 0; i < rows.length; i += BATCH) {
-      await trx
-        .insertInto('tier_scores')
-        .values(
-          rows.slice(i, i + BATCH).map((r) => ({
-            trade_date: record.trade_date,
-            code: r.code,
-            score: r.score,
-            rank: r.rank,
-            tier: r.tier,
-            theme: r.theme,
-            segment: r.segment,
-            upside: r.upside,
-            heat: r.heat,
-            transmission: r.transmission,
-            track: r.track,
-            graph_evidence: JSON.stringify(r.graph_evidence),
-            build_id: record.build_id,
-            name: r.name,
-            close: r.close,
-            is_suspended: r.is_suspended,
-            is_st: r.is_st,
-            listed_days: r.listed_days,
-            amount_ma20: r.amount_ma20,
-            invalidated: r.invalidated,
-            signals: JSON.stringify(r.signals),
-            points: JSON.stringify(r.components),
-            score_pct: r.score_pct,
-            tier_rule: r.tier_rule,
-            flags: JSON.stringify(r.flags),
-            valuation_method: r.valuation_method,
-            invalidation: r.invalidation,
-          })),
-        )
-        .execute()
-    }
+    await insertColumns(
+      trx,
+      'tier_scores',
+      TIER_COLUMNS,
+      rows.map((r) => ({
+        ...r,
+        trade_date: record.trade_date,
+        build_id: record.build_id,
+        points: r.components,
+      })),
+    )
     await trx
       .insertInto('builds')
       .values({ ...record, counts: JSON.stringify(record.counts), weights: JSON.stringify(record.weights) })
