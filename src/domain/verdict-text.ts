@@ -31,22 +31,41 @@ function hasPoints(c: ScoreComponents | undefined): c is ScoreComponents {
   return c !== undefined && Object.values(c).some((v) => v !== 0)
 }
 
-const byPoints = (c: ScoreComponents) => Object.entries(c).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
-const named = ([name, points]: [string, number]): string => `${name} ${points.toFixed(1)}`
+/** PLAN_VERSION 2's six components and their maxima (rows built before the signals). */
+const LEGACY_POINTS: Readonly<Record<string, number>> = {
+  momentum: 15,
+  trend: 10,
+  heat: 35,
+  upside: 20,
+  liquidity: 10,
+  quality: 10,
+}
+const isLegacy = (c: ScoreComponents): boolean =>
+  Object.keys(c).length === Object.keys(LEGACY_POINTS).length && Object.keys(c).every((k) => k in LEGACY_POINTS)
+
+/** Ranks parts by points; a PLAN_VERSION 2 row by distance above half its maximum, as it was explained then. */
+function ranked(c: ScoreComponents): Array<[string, number]> {
+  const key = (name: string, points: number) => (isLegacy(c) ? points - LEGACY_POINTS[name]! / 2 : points)
+  return Object.entries(c).sort((a, b) => key(b[0], b[1]) - key(a[0], a[1]) || (a[0] < b[0] ? -1 : 1))
+}
+
+function named(c: ScoreComponents): (entry: [string, number]) => string {
+  return ([name, points]) => `${name} ${points.toFixed(1)}${isLegacy(c) ? `/${LEGACY_POINTS[name]}` : ''}`
+}
 
 /** The signals that gave the score most of its points, e.g. `reversal_5d 14.2`. */
 export function scoreDrivers(c: ScoreComponents | undefined, count = DRIVER_COUNT): string[] {
-  return hasPoints(c) ? byPoints(c).slice(0, count).map(named) : []
+  return hasPoints(c) ? ranked(c).slice(0, count).map(named(c)) : []
 }
 
 /** The signals that gave the least: what held a rejected score back. */
 export function scoreLaggards(c: ScoreComponents | undefined, count = DRIVER_COUNT): string[] {
-  return hasPoints(c) ? byPoints(c).reverse().slice(0, count).map(named) : []
+  return hasPoints(c) ? ranked(c).reverse().slice(0, count).map(named(c)) : []
 }
 
 /** PLAN_VERSION 3 rows: the signals the stock had no data for that day (none named for older rows). */
 export function unavailableSignals(c: ScoreComponents | undefined): string[] {
-  if (!c || !Object.keys(c).some((k) => (SIGNAL_NAMES as readonly string[]).includes(k))) return []
+  if (!c || Object.keys(c).length === 0 || isLegacy(c)) return []
   return SIGNAL_NAMES.filter((name) => !(name in c))
 }
 

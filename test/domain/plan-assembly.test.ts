@@ -134,26 +134,26 @@ describe('plan assembly', () => {
 })
 
 describe('weak regime shrink', () => {
-  const untiered = Array.from({ length: 200 }, (_, i) => {
+  const untiered = Array.from({ length: 600 }, (_, i) => {
     const {
       tier: _t,
       tier_rule: _r,
       ...row
-    } = tierRow({ code: code(i), rank: i + 1, score: 80 - i * 0.1, theme: `T${i}` })
+    } = tierRow({ code: code(i), rank: i + 1, score: 100 - i / 6, theme: `T${i}` })
     return row
   })
 
   it('the plan counts the main-tier candidates moved to observe and the Markdown says so', () => {
-    const weak = cutPlan(full(assignTiers(untiered, true).rows), DEFAULT_SIZES)
-    expect(weak.main).toHaveLength(5)
-    expect(weak.card_counts.weak_regime_demoted).toBe(5)
-    expect(weak.observe[0]!.tier_rule).toMatch(/^weak regime: main limited to the top 2.5%/)
+    const weak = cutPlan(full(assignTiers(untiered, { weak: true, previousMain: new Set() }).rows), DEFAULT_SIZES)
+    expect(weak.main).toHaveLength(10)
+    expect(weak.card_counts.weak_regime_demoted).toBe(10)
+    expect(weak.observe[0]!.tier_rule).toMatch(/^weak regime: main limited to 10 places/)
     const md = renderPlanMarkdown(weak, regimeWithoutSnapshot('2026-11-20'), {})
     expect(md).toContain(
-      '_Weak regime: main is limited to the best 2.5% of eligible stocks (normally 5%); 5 main-tier candidates moved to observe._',
+      '_Weak regime: main is limited to 10 places (normally 20); 10 main-tier candidates moved to observe._',
     )
-    const normal = cutPlan(full(assignTiers(untiered, false).rows), DEFAULT_SIZES)
-    expect(normal.main).toHaveLength(10)
+    const normal = cutPlan(full(assignTiers(untiered, { weak: false, previousMain: new Set() }).rows), DEFAULT_SIZES)
+    expect(normal.main).toHaveLength(20)
     expect(normal.card_counts.weak_regime_demoted).toBe(0)
     expect(renderPlanMarkdown(normal, regimeWithoutSnapshot('2026-11-20'), {})).not.toContain('Weak regime')
   })
@@ -165,6 +165,6 @@ describe('weak regime shrink', () => {
     )
     expect(plan.main[0]).toMatchObject({ flags: ['limit_up_close'], valuation_method: 'pe_band' })
     const c = plan.main[0]!.components
-    expect(c.momentum + c.trend + c.heat + c.upside + c.liquidity + c.quality).toBeCloseTo(80, 9)
+    expect(Object.values(c).reduce((a, b) => a + b, 0)).toBeCloseTo(80, 9)
   })
 })

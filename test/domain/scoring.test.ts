@@ -1,16 +1,21 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { BUILD_RULES, TIER_RULES } from '../../src/domain/build-rules.js'
-import { COMPONENT_NAMES } from '../../src/domain/plan-types.js'
-import { type BarSeries, type BuildInput, scoreDay, scoreStocks, sumPoints } from '../../src/domain/scoring.js'
+import { TIER_RULES } from '../../src/domain/build-rules.js'
+import { type BarSeries, type BuildInput, scoreDay } from '../../src/domain/scoring.js'
+import { combineSignals } from '../../src/domain/signal-score.js'
+import { learnWeights, SIGNAL_PRIOR, type SignalWeights, WEIGHT_RULES } from '../../src/domain/signal-weights.js'
+import { SIGNAL_NAMES, type SignalValues } from '../../src/domain/signals.js'
+import { roundTo } from '../../src/domain/stats.js'
 import { assignTiers } from '../../src/domain/tiers.js'
 import { tierRow } from '../support/tier-rows.js'
 
-const calendar = Array.from(
-  { length: 70 },
-  (_, i) => `2026-0${i < 30 ? 7 : i < 60 ? 8 : 9}-${String((i % 30) + 1).padStart(2, '0')}`,
-)
+const calendar = Array.from({ length: 130 }, (_, i) => {
+  const d = new Date(Date.UTC(2026, 0, 1) + i * 86_400_000)
+  return d.toISOString().slice(0, 10)
+})
 const T = calendar.at(-1)!
+const NO_PREVIOUS: ReadonlySet<string> = new Set()
+const PRIOR_WEIGHTS = learnWeights([], T)
 
 function series(closes: number[], options: Partial<BarSeries> = {}): BarSeries {
   const dates = calendar.slice(-closes.length)
@@ -19,6 +24,7 @@ function series(closes: number[], options: Partial<BarSeries> = {}): BarSeries {
     close: closes,
     adjFactor: closes.map(() => 1),
     amount: closes.map(() => 1e8),
+    volume: closes.map(() => 1e6),
     suspended: closes.map(() => false),
     preClose: closes.at(-2) ?? null,
     isSt: false,
@@ -26,237 +32,237 @@ function series(closes: number[], options: Partial<BarSeries> = {}): BarSeries {
   }
 }
 
-const rising = Array.from({ length: 70 }, (_, i) => 10 + i * 0.2)
-const falling = Array.from({ length: 70 }, (_, i) => 30 - i * 0.2)
+/** A random-walk close series from a seed, deterministic. */
+function walk(seed: number, length = 130): number[] {
+  let x = seed * 9301 + 49297
+  const out: number[] = []
+  let price = 10 + (seed % 7)
+  for (let i = 0; i < length; i++) {
+    x = (x * 9301 + 49297) % 233280
+    price *= 1 + (x / 233280 - 0.5) * 0.06
+    out.push(roundTo(price, 2))
+  }
+  return out
+}
 
-function input(overrides: Partial<BuildInput> = {}): BuildInput {
+function market(n: number, overrides: Partial<BuildInput> = {}): BuildInput {
+  const codes = Array.from({ length: n }, (_, i) => `6${String(i + 1).padStart(5, '0')}.SH`)
   return {
     date: T,
     calendar,
-    securities: [
-      { code: '600001.SH', name: 'Up', list_date: '2020-01-01' },
-      { code: '600002.SH', name: 'Down', list_date: '2020-01-01' },
-      { code: '600003.SH', name: 'New', list_date: calendar[50]! },
-      { code: '600004.SH', name: 'No bar today', list_date: '2020-01-01' },
-    ],
-    bars: new Map([
-      ['600001.SH', series(rising)],
-      ['600002.SH', series(falling)],
-      ['600003.SH', series(rising.slice(-20))],
-      ['600004.SH', { ...series(rising.slice(0, 69)), dates: calendar.slice(0, 69) }],
-    ]),
-    edges: [
-      { theme: 'Hot', segment: 'S1', code: '600001.SH', weight: 0.9, evidence: 'supplies X', track: 'tech' },
-      { theme: 'Cold', segment: 'S2', code: '600001.SH', weight: 0.2, evidence: 'minor', track: 'tech' },
-    ],
-    events: calendar.slice(-10).map((d) => ({ trade_date: d, theme: 'Hot', intensity: 95 })),
-    facts: new Map([
-      ['600001.SH', { upside: 0.3, quality: 90, invalidated: false }],
-      ['600002.SH', { upside: -0.2, quality: 40, invalidated: true }],
-    ]),
+    securities: codes.map((code) => ({ code, name: code, list_date: '2020-01-01', board: 'main' })),
+    bars: new Map(codes.map((code, i) => [code, series(walk(i + 1), { amount: walk(i + 1).map((c) => c * 1e7) })])),
+    edges: [],
+    events: [],
+    facts: new Map(codes.map((code, i) => [code, { upside: null, quality: null, invalidated: false, peTtm: 5 + i }])),
+    indexReturns: new Map(calendar.map((d, i) => [d, ((i % 5) - 2) / 1000])),
+    weights: PRIOR_WEIGHTS,
+    previousMain: NO_PREVIOUS,
     ...overrides,
   }
 }
 
-describe('scoreStocks', () => {
-  it('scores every listed stock with a bar on the date and ranks best first', () => {
-    const scored = scoreStocks(input())
-    expect(scored.map((s) => s.code)).toEqual(['600001.SH', '600003.SH', '600002.SH'])
-    expect(scored.map((s) => s.rank)).toEqual([1, 2, 3])
-    const top = scored[0]!
-    expect(top).toMatchObject({ theme: 'Hot', segment: 'S1', track: 'tech', upside: 0.3, invalidated: false })
-    expect(top.heat).toBeGreaterThan(60)
-    expect(top.graph_evidence.map((e) => e.theme)).toEqual(['Hot', 'Cold'])
-    expect(scored[2]).toMatchObject({ theme: null, heat: null, transmission: null, invalidated: true })
+function withWeights(w: Partial<Record<(typeof SIGNAL_NAMES)[number], number>>): SignalWeights {
+  return Object.fromEntries(
+    SIGNAL_NAMES.map((name) => [name, { weight: w[name] ?? 0, prior: 0, icMean: null, days: 0 }]),
+  ) as SignalWeights
+}
+
+describe('scoreDay (PLAN_VERSION 3)', () => {
+  it('scores every listed stock with a bar on the date, 0..100 by percentile among eligible, ranked best first', () => {
+    const day = scoreDay(market(60))
+    expect(day.rows).toHaveLength(60)
+    expect(day.rows.map((r) => r.rank)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1))
+    for (let i = 1; i < day.rows.length; i++) expect(day.rows[i - 1]!.score).toBeGreaterThanOrEqual(day.rows[i]!.score)
+    expect(day.rows[0]!.score).toBeGreaterThan(98)
+    expect(day.rows.at(-1)!.score).toBeLessThan(2)
   })
 
-  it('stores each component’s points; the hot-theme leader’s heat points are heat x transmission x 35', () => {
-    const top = scoreStocks(input())[0]!
-    expect(top.components.heat).toBeCloseTo((BUILD_RULES.points.heat * (top.heat! / 100) * top.transmission!) / 1, 0)
-    expect(top.components.quality).toBe(9)
-    expect(scoreStocks(input())[2]!.components.heat).toBe(0)
+  it('has no floor a market with fewer inputs cannot reach: bars alone fill main', () => {
+    const day = scoreDay(market(500, { facts: new Map() }))
+    expect(day.rows.filter((r) => r.tier === 'main')).toHaveLength(TIER_RULES.mainSlots)
+    expect(day.cuts.emptyReason).toBeNull()
   })
 
-  it('gives each row its percentile in the day and the hard invalidation in words', () => {
-    const facts = new Map([
-      ['600001.SH', { upside: 0.3, quality: 90, invalidated: false }],
-      ['600002.SH', { upside: -0.2, quality: 40, invalidated: true, invalidation: 'loss in 2026Q2 (EPS -0.3)' }],
-    ])
-    const scored = scoreStocks(input({ facts }))
-    expect(scored.map((s) => s.score_pct)).toEqual([100, 50, 0])
-    expect(scored[2]).toMatchObject({ tier: 'reject', invalidation: 'loss in 2026Q2 (EPS -0.3)' })
-    expect(scored[2]!.tier_rule).toBe('hard invalidation: loss in 2026Q2 (EPS -0.3)')
+  it('a missing signal is missing: no key, no points, and its weight goes to the signals the stock has', () => {
+    const input = market(40)
+    const facts = new Map(input.facts)
+    facts.set('600001.SH', { upside: null, quality: null, invalidated: false, peTtm: null })
+    const day = scoreDay({ ...input, facts })
+    const row = day.rows.find((r) => r.code === '600001.SH')!
+    expect(row.signals.value_ep).toBeUndefined()
+    expect(row.components.value_ep).toBeUndefined()
+    const other = day.rows.find((r) => r.code === '600002.SH')!
+    expect(other.components.value_ep).toBeDefined()
   })
 
-  it('counts listed trading days and leaves suspended days out of the mean amount', () => {
-    const amounts = rising.map((_, i) => (i % 2 === 0 ? 2e8 : 0))
-    const suspended = rising.map((_, i) => i % 2 === 1)
-    const scored = scoreStocks(
-      input({
-        bars: new Map([
-          ['600001.SH', series(rising, { amount: amounts, suspended })],
-          ['600003.SH', series(rising.slice(-20))],
-        ]),
-      }),
-    )
-    const up = scored.find((s) => s.code === '600001.SH')!
-    expect(up.amount_ma20).toBe(2e8)
-    expect(up.is_suspended).toBe(true)
-    expect(scored.find((s) => s.code === '600003.SH')!.listed_days).toBe(20)
-    expect(up.listed_days).toBeGreaterThan(60)
-  })
-
-  it('breaks score ties by code and is deterministic', () => {
-    const twin = input({
-      securities: [
-        { code: '600009.SH', name: 'B', list_date: '2020-01-01' },
-        { code: '600008.SH', name: 'A', list_date: '2020-01-01' },
-      ],
-      bars: new Map([
-        ['600009.SH', series(rising)],
-        ['600008.SH', series(rising)],
-      ]),
-      edges: [],
-      facts: new Map(),
-    })
-    const scored = scoreStocks(twin)
-    expect(scored[0]!.score).toBe(scored[1]!.score)
-    expect(scored.map((s) => s.code)).toEqual(['600008.SH', '600009.SH'])
-    expect(scoreStocks(twin)).toEqual(scored)
+  it('main stays empty only by a stated rule: no signal carries weight', () => {
+    const day = scoreDay(market(60, { weights: withWeights({}) }))
+    expect(day.rows.filter((r) => r.tier === 'main')).toHaveLength(0)
+    expect(day.cuts.emptyReason).toBe('no signal carries weight (every weight is 0)')
   })
 })
 
-const closes = fc.array(fc.double({ min: 1, max: 200, noNaN: true }), { minLength: 1, maxLength: 70 })
-const stock = fc.record({
-  closes,
-  amount: fc.double({ min: 0, max: 1e10, noNaN: true }),
-  upside: fc.option(fc.double({ min: -0.9, max: 3, noNaN: true }), { nil: null }),
-  quality: fc.option(fc.integer({ min: 0, max: 100 }), { nil: null }),
-  weight: fc.option(fc.double({ min: 0, max: 1, noNaN: true }), { nil: null }),
-  intensity: fc.integer({ min: 0, max: 100 }),
-})
-
-describe('score components (property)', () => {
-  it('sum to the score on every row of any market, each within 0..its maximum', () => {
+describe('the points of a score (property)', () => {
+  const weightArb = fc.dictionary(
+    fc.constantFrom(...SIGNAL_NAMES),
+    fc.double({ min: -0.1, max: 0.1, noNaN: true }),
+  )
+  it('add up to the score on every row of any market and any weights, none negative', () => {
     fc.assert(
-      fc.property(fc.array(stock, { minLength: 1, maxLength: 25 }), fc.boolean(), (stocks, weak) => {
-        const codes = stocks.map((_, i) => `6000${String(i).padStart(2, '0')}.SH`)
-        const day = scoreDay({
-          date: T,
-          calendar,
-          securities: codes.map((code) => ({ code, name: code, list_date: '2020-01-01', board: 'main' })),
-          bars: new Map(stocks.map((s, i) => [codes[i]!, series(s.closes, { amount: s.closes.map(() => s.amount) })])),
-          edges: stocks.flatMap((s, i) =>
-            s.weight === null
-              ? []
-              : [{ theme: `T${i % 3}`, segment: 'S', code: codes[i]!, weight: s.weight, evidence: '', track: 'x' }],
-          ),
-          events: stocks.map((s, i) => ({ trade_date: T, theme: `T${i % 3}`, intensity: s.intensity })),
-          facts: new Map(
-            stocks.map((s, i) => [codes[i]!, { upside: s.upside, quality: s.quality, invalidated: false }]),
-          ),
-          weakRegime: weak,
-        })
-        for (const row of day.rows) {
-          expect(Math.abs(sumPoints(row.components) - row.score)).toBeLessThan(1e-9)
-          for (const name of COMPONENT_NAMES) {
-            expect(row.components[name]).toBeGreaterThanOrEqual(0)
-            expect(row.components[name]).toBeLessThanOrEqual(BUILD_RULES.points[name])
-          }
+      fc.property(fc.integer({ min: 2, max: 40 }), weightArb, fc.integer({ min: 0, max: 1000 }), (n, w, seed) => {
+        const input = market(n, { weights: withWeights(w) })
+        const bars = new Map([...input.bars].map(([code, b], i) => [code, series(walk(seed + i), { amount: b.amount })]))
+        for (const row of scoreDay({ ...input, bars }).rows) {
+          const sum = Object.values(row.components).reduce((a, b) => a + b, 0)
+          expect(roundTo(sum, 2)).toBe(row.score)
+          for (const v of Object.values(row.components)) expect(v).toBeGreaterThanOrEqual(0)
         }
       }),
-      { numRuns: 150 },
+      { numRuns: 60 },
     )
+  })
+
+  it('a missing signal redistributes its weight: the same as giving it weight 0', () => {
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.constantFrom(...SIGNAL_NAMES), fc.double({ min: -1, max: 1, noNaN: true })),
+        weightArb,
+        fc.constantFrom(...SIGNAL_NAMES),
+        (z, w, dropped) => {
+          const without: SignalValues = { ...z }
+          delete without[dropped]
+          const a = combineSignals(without, withWeights(w))
+          const b = combineSignals(z, withWeights({ ...w, [dropped]: 0 }))
+          if (a.raw === null) expect(b.raw).toBeNull()
+          else expect(b.raw).toBeCloseTo(a.raw, 12)
+        },
+      ),
+    )
+  })
+
+  it('a stock with one signal at the top ranks with one that has every signal at the top (nothing imputed)', () => {
+    const weights = withWeights({ reversal_5d: 0.03, value_ep: 0.02 })
+    expect(combineSignals({ reversal_5d: 1 }, weights).raw).toBe(1)
+    expect(combineSignals({ reversal_5d: 1, value_ep: 1 }, weights).raw).toBe(1)
+  })
+})
+
+describe('walk-forward weights', () => {
+  const day = (date: string, exitDate: string, ic: number) => ({ date, exitDate, ic: { reversal_5d: ic } })
+
+  it('start at the prior and move toward the measured IC with shrinkage once there are enough days', () => {
+    expect(learnWeights([], T).reversal_5d.weight).toBe(SIGNAL_PRIOR.reversal_5d)
+    const few = Array.from({ length: WEIGHT_RULES.minDays - 1 }, (_, i) => day(calendar[i]!, calendar[i + 5]!, -0.1))
+    expect(learnWeights(few, T).reversal_5d.weight).toBe(SIGNAL_PRIOR.reversal_5d)
+    const many = Array.from({ length: 60 }, (_, i) => day(calendar[i]!, calendar[i + 5]!, -0.1))
+    const learned = learnWeights(many, T).reversal_5d
+    const k = WEIGHT_RULES.priorDays
+    expect(learned.weight).toBeCloseTo((60 * -0.1 + k * SIGNAL_PRIOR.reversal_5d) / (60 + k), 6)
+    expect(learned).toMatchObject({ days: 60, icMean: -0.1 })
+  })
+
+  it('read nothing after T: days whose exit is after T change no weight (property)', () => {
+    const past = Array.from({ length: 50 }, (_, i) => day(calendar[i]!, calendar[i + 5]!, ((i % 7) - 3) / 50))
+    const asOf = calendar[60]!
+    const base = learnWeights(past, asOf)
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 56, max: 124 }), fc.double({ min: -0.5, max: 0.5, noNaN: true })), {
+          maxLength: 40,
+        }),
+        (future) => {
+          const later = future.map(([i, ic]) => day(calendar[i]!, calendar[Math.max(61, i + 5)]!, ic))
+          expect(learnWeights([...past, ...later], asOf)).toEqual(base)
+        },
+      ),
+    )
+  })
+})
+
+describe('main places (hysteresis) and tradability at the open', () => {
+  const rows = (scores: number[]) =>
+    scores.map((score, i) => {
+      const { tier: _t, tier_rule: _r, ...row } = tierRow({ code: `6${String(i + 1).padStart(5, '0')}.SH`, rank: i + 1, score })
+      return row
+    })
+  const ctx = (previousMain: string[] = [], weak = false) => ({ weak, previousMain: new Set(previousMain) })
+  const scores = Array.from({ length: 100 }, (_, i) => roundTo(99.5 - i, 2))
+
+  it('free places go to eligible scores at or above the entry, best first, up to the slots', () => {
+    const { rows: tiered } = assignTiers(rows(scores), ctx())
+    expect(tiered.filter((r) => r.tier === 'main').map((r) => r.score)).toEqual([99.5, 98.5, 97.5, 96.5, 95.5])
+    expect(tiered.filter((r) => r.tier === 'observe')).toHaveLength(10)
+  })
+
+  it("keeps yesterday's main name while it stays inside the wider band, and lets it go below it", () => {
+    const day = rows(scores)
+    const inBand = day.find((r) => r.score === 82.5)!.code
+    const outOfBand = day.find((r) => r.score === 78.5)!.code
+    const { rows: tiered } = assignTiers(day, ctx([inBand, outOfBand]))
+    expect(tiered.find((r) => r.code === inBand)).toMatchObject({ tier: 'main' })
+    expect(tiered.find((r) => r.code === inBand)!.tier_rule).toMatch(/stay band 80: kept/)
+    expect(tiered.find((r) => r.code === outOfBand)).toMatchObject({ tier: 'reject' })
+    expect(tiered.find((r) => r.code === outOfBand)!.tier_rule).toMatch(/fell below the stay band 80/)
+  })
+
+  it('a name that closed limit-up on T takes no free main place; one already in main keeps its place', () => {
+    const day = rows(scores).map((r, i) => (i < 2 ? { ...r, flags: ['limit_up_close' as const] } : r))
+    const fresh = assignTiers(day, ctx())
+    expect(fresh.rows[0]).toMatchObject({ tier: 'observe' })
+    expect(fresh.rows[0]!.tier_rule).toMatch(/closed limit-up on T: not buyable at the open/)
+    const held = assignTiers(day, ctx([day[1]!.code]))
+    expect(held.rows[1]).toMatchObject({ tier: 'main' })
+  })
+
+  it('fills at most the slots, incumbents first', () => {
+    const many = Array.from({ length: 600 }, (_, i) => roundTo(100 - i / 6, 2))
+    const day = rows(many)
+    const incumbents = day.slice(100, 105).map((r) => r.code) // scores about 83: inside the band
+    const { rows: tiered, cuts } = assignTiers(day, ctx(incumbents))
+    const main = tiered.filter((r) => r.tier === 'main')
+    expect(main).toHaveLength(TIER_RULES.mainSlots)
+    for (const code of incumbents) expect(main.map((r) => r.code)).toContain(code)
+    expect(cuts.kept).toBe(5)
+  })
+
+  it('a weak regime limits main to its weak slots and counts the names moved to observe', () => {
+    const many = Array.from({ length: 600 }, (_, i) => roundTo(100 - i / 6, 2))
+    const weak = assignTiers(rows(many), ctx([], true))
+    expect(weak.rows.filter((r) => r.tier === 'main')).toHaveLength(TIER_RULES.weakMainSlots)
+    expect(weak.weakDemoted).toBe(TIER_RULES.mainSlots - TIER_RULES.weakMainSlots)
+    expect(weak.rows[TIER_RULES.weakMainSlots]!.tier_rule).toMatch(/^weak regime: main limited to 10 places/)
+  })
+
+  it('ineligible rows (ST, suspended, new, illiquid) take no main place', () => {
+    const day = rows(scores).map((r, i) => (i < 3 ? { ...r, is_st: true } : r))
+    const { rows: tiered, cuts } = assignTiers(day, ctx())
+    expect(tiered.slice(0, 3).every((r) => r.tier !== 'main')).toBe(true)
+    expect(cuts.eligible).toBe(97)
   })
 })
 
 describe('tradability flags', () => {
   const flagsOf = (bar: Partial<BarSeries>, listDate = '2020-01-01', board = 'main') =>
-    scoreStocks(
-      input({
+    scoreDay(
+      market(1, {
         securities: [{ code: '600001.SH', name: 'X', list_date: listDate, board }],
-        bars: new Map([['600001.SH', series(rising, bar)]]),
+        bars: new Map([['600001.SH', series(walk(3), bar)]]),
       }),
-    )[0]!.flags
+    ).rows[0]!.flags
+  const last = walk(3).slice(0, -1)
 
-  it('closed limit-up on T (10% main board and its ST names on T, 20% ChiNext)', () => {
-    expect(flagsOf({ close: [...rising.slice(0, -1), 11], preClose: 10, high: 11, low: 10.2 })).toEqual([
-      'limit_up_close',
-    ])
-    expect(flagsOf({ close: [...rising.slice(0, -1), 10.99], preClose: 10, high: 11, low: 10 })).toEqual([])
-    expect(flagsOf({ close: [...rising.slice(0, -1), 11], preClose: 10 }, '2020-01-01', 'chinext')).toEqual([])
-    // main-board ST names move 10% since 2026-07-06 (limit-rules.ts), so 10.5 is no longer the limit on T
-    expect(flagsOf({ close: [...rising.slice(0, -1), 10.5], preClose: 10, isSt: true })).toEqual(['st'])
-    expect(flagsOf({ close: [...rising.slice(0, -1), 11], preClose: 10, isSt: true })).toEqual(['limit_up_close', 'st'])
-  })
-
-  it('a one-word board: one price all day, at the limit', () => {
-    expect(flagsOf({ close: [...rising.slice(0, -1), 11], preClose: 10, open: 11, high: 11, low: 11 })).toEqual([
+  it('closed limit-up on T (10% main board, 20% ChiNext) and one-word boards', () => {
+    expect(flagsOf({ close: [...last, 11], preClose: 10, high: 11, low: 10.2 })).toEqual(['limit_up_close'])
+    expect(flagsOf({ close: [...last, 10.99], preClose: 10, high: 11, low: 10 })).toEqual([])
+    expect(flagsOf({ close: [...last, 11], preClose: 10 }, '2020-01-01', 'chinext')).toEqual([])
+    expect(flagsOf({ close: [...last, 11], preClose: 10, open: 11, high: 11, low: 11 })).toEqual([
       'limit_up_close',
       'one_word_board',
     ])
   })
 
   it('a new listing', () => {
-    expect(flagsOf({}, calendar[40]!)).toEqual(['new_listing'])
-  })
-})
-
-describe("tiers from the day's cross-section", () => {
-  const day = (n: number, score: (i: number) => number) =>
-    Array.from({ length: n }, (_, i) => {
-      const {
-        tier: _t,
-        tier_rule: _r,
-        ...row
-      } = tierRow({ code: `6${String(i).padStart(5, '0')}.SH`, rank: i + 1, score: score(i) })
-      return row
-    })
-
-  it('main = the best 5% of eligible rows at or above the floor, observe = the next 10%', () => {
-    const rows = day(200, (i) => 80 - i * 0.2)
-    const { rows: tiered, cuts } = assignTiers(rows, false)
-    expect(tiered.filter((r) => r.tier === 'main')).toHaveLength(10)
-    expect(tiered.filter((r) => r.tier === 'observe')).toHaveLength(20)
-    expect(cuts).toMatchObject({ eligible: 200, main: 78.2, observe: 74.2 })
-    expect(tiered[0]!.tier_rule).toBe('score 80.0 >= main cut 78.2 (top 5% of 200 eligible, floor 45)')
-  })
-
-  it('a weak day shows the whole cross-section: main stays non-empty while scores are low but above the floor', () => {
-    const { rows: tiered } = assignTiers(
-      day(100, (i) => 50 - i * 0.3),
-      false,
-    )
-    expect(tiered.filter((r) => r.tier === 'main').map((r) => r.score)).toEqual([50, 49.7, 49.4, 49.1, 48.8])
-  })
-
-  it('the absolute floor: below 45 nothing is main, below 38 nothing is observe', () => {
-    const { rows: tiered } = assignTiers(
-      day(100, (i) => 44 - i * 0.1),
-      false,
-    )
-    expect(tiered.filter((r) => r.tier === 'main')).toHaveLength(0)
-    expect(tiered.filter((r) => r.tier === 'observe').every((r) => r.score >= TIER_RULES.observeFloor)).toBe(true)
-  })
-
-  it('a stock without a theme reaches main on its other merits', () => {
-    const rows = day(40, (i) => 70 - i).map((r, i) => (i === 0 ? { ...r, theme: null, heat: null } : r))
-    expect(assignTiers(rows, false).rows[0]).toMatchObject({ theme: null, tier: 'main' })
-  })
-
-  it('ineligible rows (suspended, ST, new, illiquid) neither take nor move the cut', () => {
-    const rows = day(40, (i) => 70 - i).map((r, i) => (i < 5 ? { ...r, is_st: true } : r))
-    const { rows: tiered, cuts } = assignTiers(rows, false)
-    // 5% of 35 eligible = 1.75 -> the 2 best eligible (65, 64); the ST rows above are main-tier but screened out
-    expect(cuts).toMatchObject({ eligible: 35, main: 64 })
-    expect(tiered.slice(0, 8).map((r) => r.tier)).toEqual([...Array(7).fill('main'), 'observe'])
-  })
-
-  it('a weak regime halves main: the rows between the cuts are observe and counted, with the rule in words', () => {
-    const rows = day(200, (i) => 80 - i * 0.2)
-    const weak = assignTiers(rows, true)
-    expect(weak.rows.filter((r) => r.tier === 'main')).toHaveLength(5)
-    expect(weak.weakDemoted).toBe(5)
-    expect(weak.rows[7]!.tier_rule).toMatch(/^weak regime: main limited to the top 2.5% \(cut 79.2\)/)
+    expect(flagsOf({}, calendar[100]!)).toEqual(['new_listing'])
   })
 })
