@@ -45,6 +45,23 @@ function groups(title: string, list: readonly GroupStat[], limit = 20): string {
   )}`
 }
 
+/** The walk-forward weights' path: one column per sampled build date (about six), one row per signal. */
+function weightsPath(weights: TrackRecordReport['weights'], samples = 6): string {
+  if (weights.length === 0) return ''
+  const n = Math.min(samples, weights.length)
+  const picked = Array.from({ length: n }, (_, k) => weights[Math.round((k * (weights.length - 1)) / Math.max(1, n - 1))]!)
+  const names = [...new Set(weights.flatMap((w) => Object.keys(w.weights)))]
+  const rows = names.map((name) => [
+    name,
+    ...picked.map((w) => num(w.weights[name], 3)),
+    sparkline(weights.map((w) => w.weights[name] ?? 0), 24),
+  ])
+  return `Walk-forward signal weights (sign included: the prior until 20 plan days have outcomes, then shrunk toward it)\n${tableText(
+    ['signal', ...picked.map((w) => w.date), 'path'],
+    rows,
+  )}`
+}
+
 /** The readable terminal tear sheet of `stockplan evaluate`. */
 export function renderTearSheet(r: TrackRecordReport): string {
   if (r.days === 0)
@@ -85,5 +102,7 @@ export function renderTearSheet(r: TrackRecordReport): string {
     '',
     groups('By theme (largest 10)', r.groups.theme, 10),
   ]
+  const path = weightsPath(r.weights)
+  if (path) parts.push('', path)
   return parts.join('\n')
 }

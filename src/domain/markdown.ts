@@ -65,6 +65,7 @@ export function renderPlanMarkdown(plan: PlanBody, regime: Regime, market: Marke
     `## Main (${plan.main.length})`,
     '',
     ...shrinkLines(plan),
+    ...(plan.main_empty ? [`_Main is empty today: ${plan.main_empty}._`, ''] : []),
     ...table(plan.main),
     '',
     `## Observe (${plan.observe.length})`,

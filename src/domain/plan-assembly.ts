@@ -1,3 +1,4 @@
+import { TIER_RULES } from './build-rules.js'
 import type {
   Candidate,
   Decision,
@@ -227,6 +228,17 @@ function watchReasonText(reason: ReasonCode | 'observe', row: FullRow | undefine
   }
 }
 
+/** Why today's `main` is empty, in words (null when it is not): the build's rule, or what screened it out. */
+function mainEmptyReason(full: FullPlan, main: readonly unknown[]): string | null {
+  if (main.length > 0) return null
+  const marker = 'main is empty: '
+  const stated = full.rows.find((r) => r.tier_rule.includes(marker))
+  if (stated) return stated.tier_rule.slice(stated.tier_rule.indexOf(marker) + marker.length)
+  if (full.tier_counts.main > 0)
+    return 'every main-tier name was dropped at screening (held, suspended, ST, new listing, illiquid)'
+  return `no eligible stock scored at or above the entry ${TIER_RULES.entryPct} today`
+}
+
 /** Cuts a plan for one set of sizes from the day's `_full`; live assembly and the snapshot path both end here. */
 export function cutPlan(full: FullPlan, sizes: PlanSizes): PlanBody {
   const selection = selectRows(full, sizes)
@@ -261,5 +273,6 @@ export function cutPlan(full: FullPlan, sizes: PlanSizes): PlanBody {
     candidates,
     watch: watchList(full, selection, sizes),
     segments_pointed: segmentsPointed([...selection.main, ...selection.observe]),
+    main_empty: mainEmptyReason(full, main),
   }
 }

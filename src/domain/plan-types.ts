@@ -170,4 +170,6 @@ export interface PlanBody {
   readonly candidates: Candidate[]
   readonly watch: WatchItem[]
   readonly segments_pointed: SegmentPointed[]
+  /** Why `main` is empty today, in words; null when it is not. */
+  readonly main_empty: string | null
 }

@@ -36,7 +36,7 @@ describe('evaluate tear sheet', () => {
       horizon: 1,
       components: ['upside'],
     })
-    const text = renderTearSheet({ ...record, benchmark: '000300.SH' })
+    const text = renderTearSheet({ ...record, benchmark: '000300.SH', weights: [] })
     expect(text).toContain('2 plan days, horizon 1')
     expect(text).toMatch(/score\s+1\.000/)
     expect(text).toMatch(/upside\s+-1\.000/)
@@ -51,6 +51,6 @@ describe('evaluate tear sheet', () => {
 
   it('says where outcomes come from when there are none', () => {
     const empty = evaluateTrackRecord([], { horizon: 20 })
-    expect(renderTearSheet({ ...empty, benchmark: '000300.SH' })).toContain('outcomes exist once T+20 has traded')
+    expect(renderTearSheet({ ...empty, benchmark: '000300.SH', weights: [] })).toContain('outcomes exist once T+20 has traded')
   })
 })

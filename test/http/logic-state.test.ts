@@ -204,6 +204,8 @@ describe('GET /logic_state on the demo market', () => {
             ...r,
             graph_evidence: JSON.stringify(r.graph_evidence),
             flags: JSON.stringify(r.flags),
+            signals: JSON.stringify(r.signals),
+            points: JSON.stringify(r.points),
           })),
         )
         .execute()

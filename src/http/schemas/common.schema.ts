@@ -74,17 +74,10 @@ export const errorResponse = (description: string) => json(Ref('Error'), descrip
 export const ScoreDetailFields = {
   components: Type.Optional(
     Nullable(
-      Type.Object(
-        {
-          momentum: Type.Number(),
-          trend: Type.Number(),
-          heat: Type.Number({ description: 'heat x transmission' }),
-          upside: Type.Number(),
-          liquidity: Type.Number(),
-          quality: Type.Number(),
-        },
-        { description: 'points each part of the score contributed; they sum to the score; null for an absent code' },
-      ),
+      Type.Record(Type.String(), Type.Number(), {
+        description:
+          'points each signal contributed, adding up to the score (PLAN_VERSION 3: one key per signal the stock had that day, e.g. reversal_5d, value_ep; a signal without data has no key; older plans: momentum, trend, heat, upside, liquidity, quality); null for an absent code',
+      }),
     ),
   ),
   flags: Type.Optional(
