@@ -7,7 +7,7 @@ const BINDINGS = {
   date: '2026-11-20',
   regime: 'neutral',
   generated_at: '2026-11-20T15:30:00.000Z',
-  plan_version: '2',
+  plan_version: '3',
   top: 20,
   obs_top: 10,
   theme_cap: 5,

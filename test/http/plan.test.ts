@@ -57,6 +57,7 @@ describe('GET /plan and POST /plan/refresh on the demo market', () => {
         'snapshot',
         'market',
         'plan_source',
+        'main_empty',
       ].sort(),
     )
     expect(res.body).not.toContain('_full')
@@ -136,7 +137,7 @@ describe('GET /plan and POST /plan/refresh on the demo market', () => {
       date: latest,
       regime: expect.any(String),
       generated_at: expect.any(String),
-      plan_version: '2',
+      plan_version: '3',
       top: 7,
       obs_top: 10,
       theme_cap: 5,

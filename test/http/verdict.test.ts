@@ -165,14 +165,7 @@ describe('GET /plan/verdict on the demo market', () => {
       expect(v).toMatchObject({ decision, reason: null, card_rank: row.card_rank, verdict_text: row.verdict_text })
       const stored = byCode.get(row.code)!
       for (const key of DETAIL_KEYS.filter((k) => k !== 'components')) expect(v[key], key).toEqual(stored[key])
-      expect(v.components).toEqual({
-        momentum: stored.pts_momentum,
-        trend: stored.pts_trend,
-        heat: stored.pts_heat,
-        upside: stored.pts_upside,
-        liquidity: stored.pts_liquidity,
-        quality: stored.pts_quality,
-      })
+      expect(v.components).toEqual(stored.points)
       expect(v.name).toBe(stored.name)
     }
   })

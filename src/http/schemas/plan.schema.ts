@@ -150,12 +150,12 @@ export const PlanSchema = Type.Object(
     candidates: Type.Array(Candidate, { description: 'screened main- and observe-tier rows' }),
     watch: Type.Array(WatchItem, { description: "the previous data date's main codes that are not in today's" }),
     segments_pointed: Type.Array(SegmentPointed),
-    main_empty: Type.Optional(
-      Nullable(Type.String({ description: 'why main is empty today, in words; null when it is not' })),
-    ),
     snapshot: Type.Union([Type.Literal('present'), Type.Literal('missing')]),
     market: Ref('Market'),
     plan_source: Type.Union([Type.Literal('snapshot'), Type.Literal('live')]),
+    main_empty: Type.Optional(
+      Nullable(Type.String({ description: 'why main is empty today, in words; null when it is not' })),
+    ),
   },
   { $id: 'Plan', description: 'The plan (JSON form)', examples: [EXAMPLES.plan] },
 )
