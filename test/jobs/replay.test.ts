@@ -25,6 +25,16 @@ async function outcomeRows(db: Db) {
       .execute()
   ).map((r) => ({ ...r }))
 }
+async function tierRows(db: Db) {
+  const rows = await db.selectFrom('tier_scores').selectAll().orderBy('trade_date').orderBy('code').execute()
+  return rows.map(({ build_id: _id, ...r }) => r)
+}
+async function signalIcRows(db: Db) {
+  return db.selectFrom('signal_ic').selectAll().orderBy('trade_date').orderBy('horizon').orderBy('signal').execute()
+}
+async function builtWeights(db: Db) {
+  return db.selectFrom('builds').select(['trade_date', 'weights', 'counts']).orderBy('trade_date').execute()
+}
 async function planLists(demo: DemoMarket, date: string) {
   const plan = await demo.services.plans.getPlan({ date, sizes: DEFAULT_SIZES, nocache: true })
   return { main: plan.body.main.map((r) => r.code), observe: plan.body.observe.map((r) => r.code), source: plan.source }
@@ -100,6 +110,23 @@ describe('replay', () => {
     for (const date of [dates[0]!, to]) expect(await planLists(replay, date)).toEqual(await planLists(nightly, date))
     const last = await planLists(replay, to)
     expect(last.main.length + last.observe.length).toBeGreaterThan(0)
+  }, 120_000)
+
+  it('reading the bars once (the replay) gives row for row what the day-by-day chain gives', async () => {
+    const [fast, fastDemo] = await createDemoDatabase({ ...MARKET, history: 0 })
+    try {
+      const dates = nightly.planned
+      await fastDemo.services.replay({ from: dates[0]!, to: dates.at(-1)! }, signal)
+      expect(await tierRows(fast.db)).toEqual(await tierRows(chained.db))
+      expect(await dailyRows(fast.db)).toEqual(await dailyRows(chained.db))
+      expect(await outcomeRows(fast.db)).toEqual(await outcomeRows(chained.db))
+      expect(await signalIcRows(fast.db)).toEqual(await signalIcRows(chained.db))
+      expect(await builtWeights(fast.db)).toEqual(await builtWeights(chained.db))
+      expect((await signalIcRows(fast.db)).length).toBeGreaterThan(0)
+    } finally {
+      await fastDemo.cleanup()
+      await fast.drop()
+    }
   }, 120_000)
 
   it('refuses a reversed range and a range without trading days, changing nothing', async () => {
