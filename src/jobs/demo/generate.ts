@@ -13,10 +13,10 @@ import { type Fundamentals, generateFundamentals, reportQuarters } from './funda
 import { pickHoldings, type StockOutcome } from './holdings.js'
 import { INDEX_CODE, indexBars, MarketTally } from './index-bars.js'
 import { INDUSTRIES } from './industries.js'
-import { createSeries, marketFactors, simulateBars } from './prices.js'
+import { ClosePath, createSeries, marketFactors, type PathOptions, simulateBars } from './prices.js'
 import { stockProfile } from './profiles.js'
 import { generateSecurities, MAX_STOCKS, type Security } from './securities.js'
-import { plantSignal } from './signal.js'
+import { PlantedFactor, themeMoves } from './signal.js'
 import { generateThemeEvents, generateThemeGraph } from './themes.js'
 
 export interface DemoOptions {
@@ -72,19 +72,73 @@ export function demoUniverse(options: DemoOptions) {
   const fundamentals = securities.map((s) =>
     generateFundamentals(seed, s, profiles[s.index]!, quarters, calendar, endDate, graph.hotWeight[s.index]!),
   )
-  const planted = plantSignal(
+  const factors = marketFactors(
     seed,
+    days,
+    INDUSTRIES.map((i) => i.name),
+  )
+  const themes = themeMoves(seed, securities, graph, days)
+  return {
+    stocks,
+    days,
+    seed,
+    signal,
+    endDate,
+    calendar,
     securities,
     graph,
-    fundamentals.map((f) => f.financials),
-    calendar,
-  )
-  return { stocks, days, seed, signal, endDate, calendar, securities, graph, events, profiles, fundamentals, planted }
+    events,
+    profiles,
+    fundamentals,
+    factors,
+    themes,
+  }
+}
+
+export type DemoUniverse = ReturnType<typeof demoUniverse>
+
+function pathOptions(u: DemoUniverse, s: Security): PathOptions {
+  const { seed, signal, days, profiles, factors, graph, themes } = u
+  const profile = profiles[s.index]!
+  return { seed, sec: s, profile, factors, hotWeight: graph.hotWeight[s.index]!, theme: themes[s.index]!, signal, days }
+}
+
+/**
+ * Every stock's closes over the calendar (fen; 0 before its first bar). The planted factor of a day depends on
+ * every stock's closes before it (signal.ts), so all stocks step day by day; `onFactor` sees each day's g by
+ * stock index (not computed with `signal` 0, where nothing uses it).
+ */
+export function simulateCloses(u: DemoUniverse, onFactor?: (t: number, g: Float64Array) => void): Int32Array[] {
+  const { securities, calendar, days, fundamentals } = u
+  const planted =
+    u.signal > 0
+      ? new PlantedFactor(
+          securities,
+          fundamentals.map((f) => f.financials),
+          calendar,
+        )
+      : null
+  const none = new Float64Array(securities.length)
+  const paths = securities.map((s) => new ClosePath(pathOptions(u, s)))
+  const closes = securities.map(() => new Int32Array(days))
+  for (let t = 0; t < days; t++) {
+    const g = planted ? planted.next(t) : none
+    onFactor?.(t, g)
+    for (const s of securities) {
+      if (t < s.firstBar) continue
+      const i = s.index
+      const path = paths[i]!
+      path.step(t, g[i]!)
+      closes[i]![t] = path.close
+      planted?.record(i, t, path.close, path.factor)
+    }
+  }
+  return closes
 }
 
 export async function generateDemoMarket(dir: string, options: DemoOptions, progress: Progress): Promise<DemoSummary> {
-  const { stocks, days, seed, signal, endDate, calendar, securities, graph, events, profiles, fundamentals, planted } =
-    demoUniverse(options)
+  const universe = demoUniverse(options)
+  const { stocks, days, seed, endDate, calendar, securities, graph, events, profiles, fundamentals } = universe
   await mkdir(dir, { recursive: true })
 
   const writers = new Map<DemoFile, CsvFileWriter>()
@@ -102,12 +156,8 @@ export async function generateDemoMarket(dir: string, options: DemoOptions, prog
     }
     for (const e of events) w('theme_events.csv').row([e.tradeDate, e.theme, e.intensity, e.title])
 
+    const closes = simulateCloses(universe)
     progress.start('demo market: bars', stocks, 'stocks')
-    const factors = marketFactors(
-      seed,
-      days,
-      INDUSTRIES.map((i) => i.name),
-    )
     const tally = new MarketTally(days)
     const series = createSeries(days)
     const outcomes: StockOutcome[] = []
@@ -117,11 +167,7 @@ export async function generateDemoMarket(dir: string, options: DemoOptions, prog
     for (const s of securities) {
       const profile = profiles[s.index]!
       const reports = fundamentals[s.index]!.financials
-      simulateBars(series, seed, s, profile, factors, graph.hotWeight[s.index]!, {
-        signal,
-        themeMove: planted.themeMove[s.index]!,
-        factor: planted.factor[s.index]!,
-      })
+      simulateBars(series, pathOptions(universe, s), closes[s.index]!)
       const code = asciiBytes(s.code)
       let report = 0
       for (let t = series.first; t < days; t++) {

@@ -1,7 +1,7 @@
 /**
- * Daily bars as integer fen: a random walk per stock (drift + beta x market + industry + noise) held inside the
- * board's daily limit, with some closes exactly at limit-up or limit-down (many more for hot-theme members over
- * the last trading days), IPO pops, suspensions and an occasional ex-dividend step of the adjust factor.
+ * Daily bars as integer fen: a random walk per stock (drift + beta x market + industry + theme + planted alpha +
+ * noise, see signal.ts) held inside the board's daily limit, with some closes exactly at limit-up or limit-down
+ * (many more for hot-theme members over the last trading days), IPO pops, suspensions and an occasional ex-dividend step of the adjust factor.
  *
  * Limit prices are `pre_close x (1 +- r)` rounded to the fen. A pre_close that would put that product exactly on
  * half a fen is never produced (the close is moved by one fen), so every rounding convention gives the same limit.
@@ -12,7 +12,7 @@ import { clamp } from './format.js'
 import type { StockProfile } from './profiles.js'
 import { Random } from './random.js'
 import type { Security } from './securities.js'
-import { STRENGTH } from './signal.js'
+import { STRENGTH, type ThemeMove } from './signal.js'
 import { HOT_WINDOW } from './themes.js'
 
 export interface MarketFactors {
@@ -94,56 +94,158 @@ function untied(fen: number, pct: number, lo: number, hi: number): number {
 const BASE_LIMIT_UP = 0.009
 const BASE_LIMIT_DOWN = 0.004
 
-/** The planted structure for one stock (signal.ts): its theme co-movement and its planted expected return. */
-export interface StockSignal {
-  /** 0 = no signal: no planted alpha, no hot-theme drift, no IPO pop. */
-  readonly signal: number
-  readonly themeMove: Float64Array
-  readonly factor: Float64Array
-}
-
 /** Every stock drifts alike; cross-sectional differences in expected return come only from the planted signal. */
 const COMMON_DRIFT = 0.0002
 
-/** Fills `out` with the bars of one stock. */
-export function simulateBars(
-  out: BarSeries,
-  seed: number,
-  sec: Security,
-  profile: StockProfile,
-  factors: MarketFactors,
-  hotWeight: number,
-  planted: StockSignal,
-): void {
-  const rng = new Random(seed, 'bars', sec.code)
-  const days = out.close.length
-  const pct = limitPercent(sec.board, sec.isSt)
-  const industry = factors.industry.get(sec.industry.name)!
-  const hotStart = Math.max(0, days - HOT_WINDOW)
-  const hotLen = days - hotStart
-  const { vol, beta, floatShares, turnoverBase } = profile
-  const on = planted.signal > 0
-  const alphaScale = planted.signal * STRENGTH * vol
-  const exDay = profile.exDividend?.day ?? -1
-  // The forced limit days add (up - down) x limit on average; the drift gives it back, so the market does not
-  // rise just because limit-ups outnumber limit-downs.
-  const mean = COMMON_DRIFT - ((BASE_LIMIT_UP - BASE_LIMIT_DOWN) * pct) / 100
-  let factor = 1
-  out.first = sec.firstBar
-  for (let t = sec.firstBar; t < days; t++) {
-    let pre: number
-    if (t === sec.firstBar) {
-      pre = untied(profile.startFen, pct, 1, Number.MAX_SAFE_INTEGER)
-    } else if (t === exDay) {
-      const last = out.close[t - 1]!
-      pre = untied(Math.max(1, last - profile.exDividend!.fen), pct, 1, last)
-      factor = (factor * last) / pre
-    } else {
-      pre = out.close[t - 1]!
+/** A stock's options for its price path. `signal` 0 = no planted alpha, no hot-theme drift, no IPO pop. */
+export interface PathOptions {
+  readonly seed: number
+  readonly sec: Security
+  readonly profile: StockProfile
+  readonly factors: MarketFactors
+  readonly hotWeight: number
+  readonly theme: ThemeMove
+  readonly signal: number
+  readonly days: number
+}
+
+/**
+ * One stock's closes, one day at a time from its first bar, so that the planted factor of a day can depend on
+ * every stock's closes before it. Only the close path draws from this stream; the rest of each bar is drawn
+ * afterwards from another (simulateBars), so the closes do not depend on it.
+ */
+export class ClosePath {
+  readonly #rng: Random
+  readonly #sec: Security
+  readonly #profile: StockProfile
+  readonly #market: Float64Array
+  readonly #industry: Float64Array
+  readonly #theme: ThemeMove
+  readonly #pct: number
+  readonly #hotStart: number
+  readonly #hotLen: number
+  readonly #hotWeight: number
+  readonly #on: boolean
+  readonly #alphaScale: number
+  readonly #mean: number
+  readonly #exDay: number
+  /** Day t's pre-close, adjust factor and close (fen), after `step(t)` or `replay(t)`. */
+  pre = 0
+  factor = 1
+  close = 0
+
+  constructor(o: PathOptions) {
+    this.#rng = new Random(o.seed, 'bars', o.sec.code)
+    this.#sec = o.sec
+    this.#profile = o.profile
+    this.#market = o.factors.market
+    this.#industry = o.factors.industry.get(o.sec.industry.name)!
+    this.#theme = o.theme
+    this.#pct = limitPercent(o.sec.board, o.sec.isSt)
+    this.#hotStart = Math.max(0, o.days - HOT_WINDOW)
+    this.#hotLen = o.days - this.#hotStart
+    this.#hotWeight = o.hotWeight
+    this.#on = o.signal > 0
+    this.#alphaScale = o.signal * STRENGTH * o.profile.vol
+    // The forced limit days add (up - down) x limit on average; the drift gives it back, so the market does not
+    // rise just because limit-ups outnumber limit-downs.
+    this.#mean = COMMON_DRIFT - ((BASE_LIMIT_UP - BASE_LIMIT_DOWN) * this.#pct) / 100
+    this.#exDay = o.profile.exDividend?.day ?? -1
+  }
+
+  get pct(): number {
+    return this.#pct
+  }
+
+  /** The hot-theme rally's strength on day t, 0..1 (0 without a signal or outside the last days). */
+  hot(t: number): number {
+    return this.#on && t >= this.#hotStart ? (this.#hotWeight * (t - this.#hotStart + 1)) / this.#hotLen : 0
+  }
+
+  /** True on the first three days of a new listing (with a signal): the IPO pop. */
+  ipo(t: number): boolean {
+    return this.#on && this.#sec.isNew && t - this.#sec.firstBar < 3
+  }
+
+  suspended(t: number): boolean {
+    return t >= this.#sec.suspendFrom
+  }
+
+  /** Day t's close, the planted factor on t being g. */
+  step(t: number, g: number): void {
+    this.#open(t)
+    const pre = this.pre
+    if (this.suspended(t)) {
+      this.close = pre
+      return
     }
+    const rng = this.#rng
+    const pct = this.#pct
+    const { vol, beta } = this.#profile
+    const step = limitStep(pre, pct)
+    const up = pre + step
+    const down = pre - step
+    const hot = this.hot(t)
+    const ipo = this.ipo(t)
+    const theme = this.#theme.series ? this.#theme.weight * this.#theme.series[t]! : 0
+    const r =
+      this.#mean +
+      beta * this.#market[t]! +
+      this.#industry[t]! +
+      theme +
+      this.#alphaScale * g +
+      vol * rng.normal() +
+      hot * 0.02 +
+      (ipo ? 0.08 : 0) +
+      (pre < 200 ? 0.01 : 0)
+    const u = rng.next()
+    const pUp = ipo ? 0.6 : BASE_LIMIT_UP + hot * 0.3
+    const pDown = hot > 0 ? 0.001 : BASE_LIMIT_DOWN
+    let close: number
+    if (u < pUp) close = up
+    else if (u < pUp + pDown) close = down
+    else close = clamp(Math.round(pre * (1 + r)), down, up)
+    this.close = untied(close, pct, down, up)
+  }
+
+  /** Day t again, with the close `step` gave it: sets its pre-close and adjust factor. */
+  replay(t: number, close: number): void {
+    this.#open(t)
+    this.close = close
+  }
+
+  #open(t: number): void {
+    const pct = this.#pct
+    if (t === this.#sec.firstBar) {
+      this.pre = untied(this.#profile.startFen, pct, 1, Number.MAX_SAFE_INTEGER)
+    } else if (t === this.#exDay) {
+      const last = this.close
+      this.pre = untied(Math.max(1, last - this.#profile.exDividend!.fen), pct, 1, last)
+      this.factor = (this.factor * last) / this.pre
+    } else {
+      this.pre = this.close
+    }
+  }
+}
+
+/**
+ * Fills `out` with one stock's bars over the calendar from the closes its ClosePath made (`closes[t]` from its
+ * first bar): open, high, low and volume around each close, drawn from the stock's own second stream.
+ */
+export function simulateBars(out: BarSeries, o: PathOptions, closes: Int32Array): void {
+  const { sec, profile } = o
+  const path = new ClosePath(o)
+  const rng = new Random(o.seed, 'bar-shape', sec.code)
+  const pct = path.pct
+  const { vol, floatShares, turnoverBase } = profile
+  out.first = sec.firstBar
+  for (let t = sec.firstBar; t < out.close.length; t++) {
+    path.replay(t, closes[t]!)
+    const pre = path.pre
+    const close = path.close
     out.pre[t] = pre
-    out.adj[t] = factor
-    if (t >= sec.suspendFrom) {
+    out.adj[t] = path.factor
+    if (path.suspended(t)) {
       out.open[t] = pre
       out.high[t] = pre
       out.low[t] = pre
@@ -158,38 +260,13 @@ export function simulateBars(
     const step = limitStep(pre, pct)
     const up = pre + step
     const down = pre - step
-    const hot = on && t >= hotStart ? (hotWeight * (t - hotStart + 1)) / hotLen : 0
-    const ipo = on && sec.isNew && t - sec.firstBar < 3
-    const r =
-      mean +
-      beta * factors.market[t]! +
-      industry[t]! +
-      planted.themeMove[t]! +
-      alphaScale * planted.factor[t]! +
-      vol * rng.normal() +
-      hot * 0.02 +
-      (ipo ? 0.08 : 0) +
-      (pre < 200 ? 0.01 : 0)
-    const u = rng.next()
-    const pUp = ipo ? 0.6 : BASE_LIMIT_UP + hot * 0.3
-    const pDown = hot > 0 ? 0.001 : BASE_LIMIT_DOWN
-    let close: number
-    let atLimit = false
-    if (u < pUp) {
-      close = up
-      atLimit = true
-    } else if (u < pUp + pDown) {
-      close = down
-    } else {
-      close = clamp(Math.round(pre * (1 + r)), down, up)
-    }
-    close = untied(close, pct, down, up)
-    atLimit = atLimit && close === up
+    const hot = path.hot(t)
+    const ipo = path.ipo(t)
     const move = close / pre - 1
     let open: number
     let high: number
     let low: number
-    const oneWord = atLimit && hot > 0.3 && rng.chance(0.25)
+    const oneWord = close === up && hot > 0.3 && rng.chance(0.25)
     if (oneWord) {
       open = up
       high = up

@@ -1,17 +1,21 @@
 /**
- * The planted factor structure of the demo market (issue 10), so a track record has something true to find.
+ * The planted factor structure of the demo market (issue 27), so a track record has something true to find that
+ * the plan's prior does not expect: medium-term momentum (weight 0 in the prior) and value (a small weight).
  *
- * Each theme has a daily factor return theta_k,t ~ N(0, 1.2%), i.i.d. (no momentum of its own); a stock moves
- * with its strongest theme by its edge weight w. The stock's expected return on day t is
+ * The stock's expected return on day t is
  *
- *   alpha_i,t = signal x STRENGTH x vol_i x g_i,t,   g = (z_quality + z_momentum) / sqrt(2)
+ *   alpha_i,t = signal x STRENGTH x vol_i x g_i,t,   g = (z_mom + z_ep) / sqrt(2)
  *
- * where both z-scores are cross-sectional, over the stocks listed on t, from what was known at the close of t-1:
- * - z_quality: the ROE of the latest report announced by t-1 (clipped to +-3);
- * - z_momentum: theme-driven momentum, w x (sum of the theme's factor returns over the 20 days to t-1).
- * So g is a persistent quality tilt plus a slowly moving theme-momentum tilt, equal shares of its variance.
- * With `signal = 0` nothing predicts returns: alpha is 0 and the generator also drops the hot-theme drift and
- * the IPO pop (see prices.ts), leaving only unpredictable noise, market, industry and theme co-movement.
+ * where both z-scores are cross-sectional over the stocks listed on t, clipped to +-3, from what was known at
+ * the close of t-1:
+ * - z_mom: momentum skipping the last month, ln(close_t-21 / close_t-121) on forward-adjusted closes; missing
+ *   (z = 0) while the stock has fewer than 121 days of history;
+ * - z_ep: the earnings yield, the TTM EPS of the latest report announced by t-1 over close_t-1; missing (z = 0)
+ *   before the stock's first report is announced.
+ * A missing value takes no part in its z-score's mean and sd. Nothing else predicts returns: each theme has an
+ * i.i.d. daily factor return theta_k,t ~ N(0, 1.2%) that a stock follows by the weight of its strongest edge,
+ * pure co-movement. g depends on the stock's own past closes, so it is computed in the day-by-day price loop.
+ * With `signal = 0` alpha is 0 and the generator also drops the hot-theme drift and the IPO pop (prices.ts).
  */
 import type { FinancialRow } from './fundamentals.js'
 import { Random } from './random.js'
@@ -21,15 +25,39 @@ import type { ThemeGraph } from './themes.js'
 /** alpha per unit of g, in units of the stock's daily volatility, at `signal = 1`. */
 export const STRENGTH = 0.06
 export const THEME_VOL = 0.012
-export const MOMENTUM_DAYS = 20
+/** Momentum is ln(close_t-MOMENTUM_SKIP / close_t-MOMENTUM_FROM), on forward-adjusted closes. */
+export const MOMENTUM_SKIP = 21
+export const MOMENTUM_FROM = 121
+const CLIP = 3
 
-export interface PlantedSignal {
-  /** Per stock index: its theme co-movement w x theta_k,t per day (zeros without a theme). */
-  readonly themeMove: Float64Array[]
-  /** Per stock index: g_i,t per day (0 before listing); alpha_i,t = signal x STRENGTH x vol_i x g_i,t. */
-  readonly factor: Float64Array[]
+/** A stock's theme co-movement: `weight x series[t]` (weight 0 and no series without a theme). */
+export interface ThemeMove {
+  readonly weight: number
+  readonly series: Float64Array | null
 }
 
+/** Each stock follows the i.i.d. factor return of its strongest theme by that edge's weight. */
+export function themeMoves(seed: number, securities: readonly Security[], graph: ThemeGraph, days: number) {
+  const theta = new Map<string, Float64Array>()
+  for (const theme of [...new Set(graph.edges.map((e) => e.theme))].sort()) {
+    const rng = new Random(seed, 'theme-factor', theme)
+    const series = new Float64Array(days)
+    for (let t = 0; t < days; t++) series[t] = rng.normal(0, THEME_VOL)
+    theta.set(theme, series)
+  }
+  const strongest = new Array<{ theme: string; weight: number } | null>(securities.length).fill(null)
+  for (const e of graph.edges) {
+    const best = strongest[e.stockIndex]
+    if (!best || e.weight > best.weight || (e.weight === best.weight && e.theme < best.theme))
+      strongest[e.stockIndex] = { theme: e.theme, weight: e.weight }
+  }
+  return securities.map((s): ThemeMove => {
+    const edge = strongest[s.index]
+    return edge ? { weight: edge.weight, series: theta.get(edge.theme)! } : { weight: 0, series: null }
+  })
+}
+
+/** Cross-sectional z-scores of the present values in place, clipped; absent entries become 0. */
 function zScores(values: Float64Array, present: Uint8Array): void {
   let n = 0
   let sum = 0
@@ -47,63 +75,76 @@ function zScores(values: Float64Array, present: Uint8Array): void {
   for (let i = 0; i < values.length; i++) if (present[i]) ss += (values[i]! - mean) ** 2
   const sd = Math.sqrt(ss / (n - 1)) || 1
   for (let i = 0; i < values.length; i++)
-    values[i] = present[i] ? Math.max(-3, Math.min(3, (values[i]! - mean) / sd)) : 0
+    values[i] = present[i] ? Math.max(-CLIP, Math.min(CLIP, (values[i]! - mean) / sd)) : 0
 }
 
-export function plantSignal(
-  seed: number,
-  securities: readonly Security[],
-  graph: ThemeGraph,
-  reports: ReadonlyArray<readonly FinancialRow[]>,
-  calendar: readonly string[],
-): PlantedSignal {
-  const days = calendar.length
-  const themes = [...new Set(graph.edges.map((e) => e.theme))].sort()
-  const theta = new Map<string, Float64Array>()
-  for (const theme of themes) {
-    const rng = new Random(seed, 'theme-factor', theme)
-    const series = new Float64Array(days)
-    for (let t = 0; t < days; t++) series[t] = rng.normal(0, THEME_VOL)
-    theta.set(theme, series)
+/**
+ * The planted factor day by day: `next(t)` gives every stock's g_t from what was `record`ed up to t-1, then the
+ * price loop records each listed stock's close of t. Days are stepped in order from 0.
+ */
+export class PlantedFactor {
+  readonly #securities: readonly Security[]
+  readonly #reports: ReadonlyArray<readonly FinancialRow[]>
+  readonly #calendar: readonly string[]
+  /** The last MOMENTUM_FROM forward-adjusted closes per stock, a ring indexed by day. */
+  readonly #adjusted: Float64Array
+  readonly #lastClose: Float64Array
+  readonly #reportAt: Int32Array
+  readonly #momentum: Float64Array
+  readonly #hasMomentum: Uint8Array
+  readonly #ep: Float64Array
+  readonly #hasEp: Uint8Array
+  readonly #g: Float64Array
+
+  constructor(
+    securities: readonly Security[],
+    reports: ReadonlyArray<readonly FinancialRow[]>,
+    calendar: readonly string[],
+  ) {
+    const n = securities.length
+    this.#securities = securities
+    this.#reports = reports
+    this.#calendar = calendar
+    this.#adjusted = new Float64Array(n * MOMENTUM_FROM)
+    this.#lastClose = new Float64Array(n)
+    this.#reportAt = new Int32Array(n)
+    this.#momentum = new Float64Array(n)
+    this.#hasMomentum = new Uint8Array(n)
+    this.#ep = new Float64Array(n)
+    this.#hasEp = new Uint8Array(n)
+    this.#g = new Float64Array(n)
   }
-  const strongest = new Array<{ theme: string; weight: number } | null>(securities.length).fill(null)
-  for (const e of graph.edges) {
-    const best = strongest[e.stockIndex]
-    if (!best || e.weight > best.weight || (e.weight === best.weight && e.theme < best.theme))
-      strongest[e.stockIndex] = { theme: e.theme, weight: e.weight }
-  }
-  const themeMove = securities.map((s) => {
-    const out = new Float64Array(days)
-    const edge = strongest[s.index]
-    if (edge) {
-      const th = theta.get(edge.theme)!
-      for (let t = 0; t < days; t++) out[t] = edge.weight * th[t]!
-    }
-    return out
-  })
-  const factor = securities.map(() => new Float64Array(days))
-  const quality = new Float64Array(securities.length)
-  const momentum = new Float64Array(securities.length)
-  const present = new Uint8Array(securities.length)
-  const reportAt = new Int32Array(securities.length)
-  for (let t = 1; t < days; t++) {
-    const known = calendar[t - 1]!
-    for (const s of securities) {
+
+  /** g_i,t for every stock index (0 for a stock not listed before t); valid until the next call. */
+  next(t: number): Float64Array {
+    const known = t > 0 ? this.#calendar[t - 1]! : ''
+    for (const s of this.#securities) {
       const i = s.index
-      present[i] = t > s.firstBar ? 1 : 0
-      const list = reports[i]!
-      while (reportAt[i]! + 1 < list.length && list[reportAt[i]! + 1]!.annDate <= known) reportAt[i]!++
-      const report = list[reportAt[i]!]
-      quality[i] = report && report.annDate <= known ? report.roe : 0
-      let sum = 0
-      const move = themeMove[i]!
-      for (let k = Math.max(0, t - MOMENTUM_DAYS); k < t; k++) sum += move[k]!
-      momentum[i] = sum
+      const history = t - s.firstBar
+      this.#hasMomentum[i] = history >= MOMENTUM_FROM ? 1 : 0
+      if (this.#hasMomentum[i]) {
+        const base = i * MOMENTUM_FROM
+        const recent = this.#adjusted[base + ((t - MOMENTUM_SKIP) % MOMENTUM_FROM)]!
+        const old = this.#adjusted[base + ((t - MOMENTUM_FROM) % MOMENTUM_FROM)]!
+        this.#momentum[i] = Math.log(recent / old)
+      }
+      const list = this.#reports[i]!
+      let at = this.#reportAt[i]!
+      while (at + 1 < list.length && list[at + 1]!.annDate <= known) at++
+      this.#reportAt[i] = at
+      const report = list[at]
+      this.#hasEp[i] = history > 0 && report !== undefined && report.annDate <= known ? 1 : 0
+      if (this.#hasEp[i]) this.#ep[i] = (report!.eps * 100) / this.#lastClose[i]!
     }
-    zScores(quality, present)
-    zScores(momentum, present)
-    for (let i = 0; i < securities.length; i++)
-      factor[i]![t] = present[i] ? (quality[i]! + momentum[i]!) / Math.SQRT2 : 0
+    zScores(this.#momentum, this.#hasMomentum)
+    zScores(this.#ep, this.#hasEp)
+    for (let i = 0; i < this.#g.length; i++) this.#g[i] = (this.#momentum[i]! + this.#ep[i]!) / Math.SQRT2
+    return this.#g
   }
-  return { themeMove, factor }
+
+  /** Stock `index`'s close of day t in fen, and its adjust factor on t. */
+  record(index: number, t: number, closeFen: number, adjFactor: number): void {
+    this.#lastClose[index] = closeFen
+    this.#adjusted[index * MOMENTUM_FROM + (t % MOMENTUM_FROM)] = closeFen * adjFactor
+  }
 }
