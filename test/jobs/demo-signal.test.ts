@@ -6,16 +6,18 @@ import type { Board } from '../../src/domain/codes.js'
 import { limitRatio } from '../../src/domain/limit-rules.js'
 import { computeOutcomes, type EntryBar, type ExitBar, limitUpPrice } from '../../src/domain/outcomes.js'
 import { type EvalDay, evaluateTrackRecord } from '../../src/domain/track-record.js'
-import { demoUniverse, generateDemoMarket } from '../../src/jobs/demo/generate.js'
+import { DEMO_DEFAULTS, demoUniverse, generateDemoMarket, simulateCloses } from '../../src/jobs/demo/generate.js'
 import { CsvReader } from '../../src/jobs/import/csv-reader.js'
 import { silentProgress } from '../../src/jobs/progress.js'
 
 /**
- * The planted factor of the demo market, scored as the plan would on T (it is known at T's close), against the
- * outcomes the evaluator computes from the generated bars: the evaluator finds the IC the README states, and
- * finds nothing on `--signal 0`.
+ * The planted factor of the demo market (README "The demo market's planted signal"), computed as a plan could on
+ * T from the generated files alone (bars.csv and financials.csv), scored against the outcomes the evaluator
+ * computes from the generated bars: the evaluator finds the IC the README states, and nothing on `--signal 0`.
  */
 const roots: string[] = []
+/** The first plan day whose factor has momentum for the stocks listed from the start (121 closes to T). */
+const FULL_FACTOR_DAY = 120
 const NULL_STOCKS = 80
 const NULL_DAYS = 300
 afterAll(async () => {
@@ -24,9 +26,35 @@ afterAll(async () => {
 
 interface Market {
   readonly universe: ReturnType<typeof demoUniverse>
-  readonly board: Map<string, { board: Board; index: number }>
-  /** date -> code -> the bar's fields by column name */
-  readonly byDate: Map<string, Map<string, Record<string, string>>>
+  /** By security index. */
+  readonly codes: readonly string[]
+  readonly boards: readonly Board[]
+  /** Per security index, its reports in announcement order (financials.csv). */
+  readonly reports: ReadonlyArray<Array<{ annDate: string; eps: number }>>
+  /** bars.csv by `index x days + t`: prices in yuan, NaN where the stock has no bar. */
+  readonly open: Float64Array
+  readonly close: Float64Array
+  readonly pre: Float64Array
+  readonly adj: Float64Array
+  readonly suspended: Uint8Array
+  readonly st: Uint8Array
+  /** factorKnownAt's results by day. */
+  readonly factors: Map<number, Float64Array>
+}
+
+async function readCsv(file: string, each: (field: (name: string) => string) => void): Promise<void> {
+  let columns: Map<string, number> | null = null
+  const reader = new CsvReader()
+  const sink = (fields: string[]) => {
+    if (!columns) {
+      columns = new Map(fields.map((name, i) => [name, i]))
+      return
+    }
+    const at = columns
+    each((name) => fields[at.get(name)!]!)
+  }
+  reader.push(await readFile(file, 'utf8'), sink)
+  reader.end(sink)
 }
 
 async function generate(options: { stocks: number; days: number; seed: number; signal: number }): Promise<Market> {
@@ -34,53 +62,107 @@ async function generate(options: { stocks: number; days: number; seed: number; s
   roots.push(root)
   await generateDemoMarket(root, options, silentProgress)
   const universe = demoUniverse(options)
-  const board = new Map(universe.securities.map((s) => [s.code, { board: s.board as Board, index: s.index }]))
-  const byDate = new Map<string, Map<string, Record<string, string>>>()
-  let header: string[] | null = null
-  const reader = new CsvReader()
-  const sink = (fields: string[]) => {
-    if (!header) {
-      header = fields
-      return
-    }
-    const bar: Record<string, string> = {}
-    header.forEach((name, i) => {
-      bar[name] = fields[i]!
-    })
-    const day = byDate.get(bar.trade_date!) ?? new Map()
-    day.set(bar.code!, bar)
-    byDate.set(bar.trade_date!, day)
+  const { days } = universe
+  const dayIndex = new Map(universe.calendar.map((d, t) => [d, t]))
+  const stockIndex = new Map(universe.securities.map((s) => [s.code, s.index]))
+  const cells = universe.securities.length * days
+  const market: Market = {
+    universe,
+    codes: universe.securities.map((s) => s.code),
+    boards: universe.securities.map((s) => s.board as Board),
+    reports: universe.securities.map(() => []),
+    open: new Float64Array(cells).fill(Number.NaN),
+    close: new Float64Array(cells).fill(Number.NaN),
+    pre: new Float64Array(cells).fill(Number.NaN),
+    adj: new Float64Array(cells).fill(Number.NaN),
+    suspended: new Uint8Array(cells),
+    st: new Uint8Array(cells),
+    factors: new Map(),
   }
-  reader.push(await readFile(path.join(root, 'bars.csv'), 'utf8'), sink)
-  reader.end(sink)
-  return { universe, board, byDate }
+  await readCsv(path.join(root, 'bars.csv'), (field) => {
+    const at = stockIndex.get(field('code'))! * days + dayIndex.get(field('trade_date'))!
+    market.open[at] = Number(field('open'))
+    market.close[at] = Number(field('close'))
+    market.pre[at] = Number(field('pre_close'))
+    market.adj[at] = Number(field('adj_factor'))
+    market.suspended[at] = field('is_suspended') === 'true' ? 1 : 0
+    market.st[at] = field('is_st') === 'true' ? 1 : 0
+  })
+  await readCsv(path.join(root, 'financials.csv'), (field) => {
+    market.reports[stockIndex.get(field('code'))!]!.push({ annDate: field('ann_date'), eps: Number(field('eps')) })
+  })
+  for (const list of market.reports) list.sort((a, b) => (a.annDate < b.annDate ? -1 : 1))
+  return market
 }
 
-/** The track record of the planted factor as the score, from the evaluator's outcomes of the generated bars. */
-function plantedRecord({ universe, board, byDate }: Market, horizon: number) {
-  const calendar = universe.calendar
+/** Cross-sectional z-scores of the known values, clipped to +-3; an unknown (NaN) value scores 0. */
+function zScores(values: Float64Array): Float64Array {
+  const known = values.filter((v) => !Number.isNaN(v))
+  const mean = known.reduce((s, v) => s + v, 0) / known.length
+  const sd = Math.sqrt(known.reduce((s, v) => s + (v - mean) ** 2, 0) / (known.length - 1)) || 1
+  return values.map((v) => (Number.isNaN(v) ? 0 : Math.max(-3, Math.min(3, (v - mean) / sd))))
+}
+
+/**
+ * The planted factor as known at the close of day t, by security index, for every stock with a bar on t (NaN
+ * for the others): (z_mom + z_ep) / sqrt(2), with momentum ln(close_t-20 / close_t-120) on adjusted closes and EP
+ * the TTM EPS of the latest report announced by t over close_t. It sets day t + 1's expected return.
+ */
+function factorKnownAt(m: Market, t: number): Float64Array {
+  const known = m.factors.get(t)
+  if (known) return known
+  const { days, calendar } = m.universe
+  const n = m.codes.length
+  const listed = (i: number) => !Number.isNaN(m.close[i * days + t]!)
+  const adjusted = (i: number, k: number) => m.close[i * days + k]! * m.adj[i * days + k]!
+  const momentum = new Float64Array(n).fill(Number.NaN)
+  const ep = new Float64Array(n).fill(Number.NaN)
+  for (let i = 0; i < n; i++) {
+    if (!listed(i)) continue
+    if (t >= 120 && !Number.isNaN(m.close[i * days + t - 120]!))
+      momentum[i] = Math.log(adjusted(i, t - 20) / adjusted(i, t - 120))
+    const report = m.reports[i]!.filter((r) => r.annDate <= calendar[t]!).at(-1)
+    if (report) ep[i] = report.eps / m.close[i * days + t]!
+  }
+  const zm = zScores(momentum.filter((_, i) => listed(i)))
+  const ze = zScores(ep.filter((_, i) => listed(i)))
+  const out = new Float64Array(n).fill(Number.NaN)
+  let k = 0
+  for (let i = 0; i < n; i++) if (listed(i)) out[i] = (zm[k]! + ze[k++]!) / Math.SQRT2
+  m.factors.set(t, out)
+  return out
+}
+
+/**
+ * The track record of the planted factor as the score, from the evaluator's outcomes of the generated bars, over
+ * the plan days from `first` to the last with a closed window.
+ */
+function plantedRecord(m: Market, horizon: number, first: number) {
+  const { days: count, calendar } = m.universe
+  const stockIndex = new Map(m.codes.map((code, i) => [code, i]))
   const days: EvalDay[] = []
-  // plan dates from day 40 (20-day momentum and a report known) to the last with a closed window
-  for (let t = 40; t + horizon < calendar.length; t++) {
-    const onT = byDate.get(calendar[t]!)!
-    const codes = [...onT.keys()].filter((c) => onT.get(c)!.is_suspended !== 'true')
+  for (let t = first; t + horizon < calendar.length; t++) {
+    const codes: string[] = []
     const entry = new Map<string, EntryBar>()
     const exit = new Map<string, ExitBar>()
-    for (const [code, b] of byDate.get(calendar[t + 1]!)!) {
-      const pre = Number(b.pre_close)
-      entry.set(code, {
-        open: Number(b.open),
-        adjFactor: Number(b.adj_factor),
-        suspended: b.is_suspended === 'true',
-        // as the generator does: every simulated day has its board's limit, new listings included
-        limitUp: limitUpPrice(
-          pre,
-          limitRatio(board.get(code)!.board, b.is_st === 'true', calendar[t + 1]!, Number.POSITIVE_INFINITY)!,
-        ),
-      })
-    }
-    for (const [code, b] of byDate.get(calendar[t + horizon]!)!)
-      exit.set(code, { close: Number(b.close), adjFactor: Number(b.adj_factor) })
+    m.codes.forEach((code, i) => {
+      const onT = i * count + t
+      if (!Number.isNaN(m.close[onT]!) && !m.suspended[onT]) codes.push(code)
+      const next = onT + 1
+      if (!Number.isNaN(m.close[next]!))
+        entry.set(code, {
+          open: m.open[next]!,
+          adjFactor: m.adj[next]!,
+          suspended: m.suspended[next] === 1,
+          // as the generator does: every simulated day has its board's limit, new listings included
+          limitUp: limitUpPrice(
+            m.pre[next]!,
+            limitRatio(m.boards[i]!, m.st[next] === 1, calendar[t + 1]!, Number.POSITIVE_INFINITY)!,
+          ),
+        })
+      const end = onT + horizon
+      if (!Number.isNaN(m.close[end]!)) exit.set(code, { close: m.close[end]!, adjFactor: m.adj[end]! })
+    })
     const outcomes = computeOutcomes({
       date: calendar[t]!,
       horizon,
@@ -93,6 +175,7 @@ function plantedRecord({ universe, board, byDate }: Market, horizon: number) {
       benchmarkWindow: { open: 1, close: 1 },
       regime: null,
     })
+    const factor = factorKnownAt(m, t)
     days.push({
       date: calendar[t]!,
       exitDate: calendar[t + horizon]!,
@@ -100,8 +183,7 @@ function plantedRecord({ universe, board, byDate }: Market, horizon: number) {
       benchRet: 0,
       rows: outcomes.map((o) => ({
         code: o.code,
-        // what the plan knows at T's close: the factor that sets T+1's expected return
-        score: universe.planted.factor[board.get(o.code)!.index]![t + 1]!,
+        score: factor[stockIndex.get(o.code)!]!,
         components: {},
         decision: null,
         logicState: null,
@@ -116,10 +198,30 @@ function plantedRecord({ universe, board, byDate }: Market, horizon: number) {
 }
 
 describe('the demo market has the documented planted signal and no other', () => {
-  it('recovers the planted IC: target 0.08 at h = 5 and 0.035 at h = 1 (README "Demo market")', async () => {
-    const market = await generate({ stocks: 400, days: 140, seed: 42, signal: 1 })
-    const h5 = plantedRecord(market, 5)
-    const h1 = plantedRecord(market, 1)
+  it('plants the factor the files show: g from bars.csv and financials.csv is the generator g', async () => {
+    const market = await generate({ stocks: 120, days: 160, seed: 3, signal: 1 })
+    const planted: Float64Array[] = []
+    simulateCloses(market.universe, (t, g) => {
+      planted[t] = Float64Array.from(g)
+    })
+    let compared = 0
+    let worst = 0
+    for (let t = 0; t + 1 < market.universe.days; t++) {
+      factorKnownAt(market, t).forEach((g, i) => {
+        if (Number.isNaN(g)) return
+        worst = Math.max(worst, Math.abs(g - planted[t + 1]![i]!))
+        compared++
+      })
+    }
+    expect(compared).toBeGreaterThan(100 * 150)
+    // the files round the adjust factor to 6 decimals
+    expect(worst).toBeLessThan(1e-4)
+  }, 30_000)
+
+  it('recovers the planted IC on the default demo market: 0.06..0.10 at h = 5, 0.02..0.05 at h = 1 (README)', async () => {
+    const market = await generate({ ...DEMO_DEFAULTS })
+    const h5 = plantedRecord(market, 5, FULL_FACTOR_DAY)
+    const h1 = plantedRecord(market, 1, FULL_FACTOR_DAY)
     console.info(`planted IC h5 ${h5.ic.score.mean} t ${h5.ic.score.t}; h1 ${h1.ic.score.mean} t ${h1.ic.score.t}`)
     expect(h5.ic.score.mean).toBeGreaterThan(0.06)
     expect(h5.ic.score.mean).toBeLessThan(0.1)
@@ -130,16 +232,17 @@ describe('the demo market has the documented planted signal and no other', () =>
     expect(h5.quintiles.mean_ret[4]!).toBeGreaterThan(h5.quintiles.mean_ret[0]!)
   }, 60_000)
 
-  // 255 plan days a seed: at h = 5 that is 51 non-overlapping windows, enough for the overlap-robust t to be
-  // near its normal law (with a few dozen days any HAC t has fat tails and |t| > 2 comes up more than 5% of the
-  // time whatever the data). Few stocks keep each market cheap; the cross-section only sets the IC's noise.
+  // 255 plan days a seed, from day 40 (the factor is EP alone before day 120, both signals after): at h = 5 that
+  // is 51 non-overlapping windows, enough for the overlap-robust t to be near its normal law (with a few dozen
+  // days any HAC t has fat tails and |t| > 2 comes up more than 5% of the time whatever the data). Few stocks keep
+  // each market cheap; the cross-section only sets the IC's noise.
   it('with --signal 0 the same factor predicts nothing: |t| > 2 on at most 1 of 10 seeds at h = 5 and at h = 1', async () => {
     const t1: number[] = []
     const t5: number[] = []
     for (let seed = 1; seed <= 10; seed++) {
       const market = await generate({ stocks: NULL_STOCKS, days: NULL_DAYS, seed, signal: 0 })
-      t1.push(plantedRecord(market, 1).ic.score.t!)
-      t5.push(plantedRecord(market, 5).ic.score.t!)
+      t1.push(plantedRecord(market, 1, 40).ic.score.t!)
+      t5.push(plantedRecord(market, 5, 40).ic.score.t!)
     }
     console.info(`null t by seed, h = 1: ${t1.map((t) => t.toFixed(2)).join(' ')}`)
     console.info(`null t by seed, h = 5: ${t5.map((t) => t.toFixed(2)).join(' ')}`)

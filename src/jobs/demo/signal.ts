@@ -23,7 +23,7 @@ import type { Security } from './securities.js'
 import type { ThemeGraph } from './themes.js'
 
 /** alpha per unit of g, in units of the stock's daily volatility, at `signal = 1`. */
-export const STRENGTH = 0.06
+export const STRENGTH = 0.056
 export const THEME_VOL = 0.012
 /** Momentum is ln(close_t-MOMENTUM_SKIP / close_t-MOMENTUM_FROM), on forward-adjusted closes. */
 export const MOMENTUM_SKIP = 21
