@@ -95,10 +95,13 @@ describe('determinism', () => {
     expect((await readdir(first.dir)).sort()).toEqual([...DEMO_FILES].sort())
   })
 
-  it('reports progress per stock', () => {
-    expect(ticks.started).toEqual([['demo market: bars', OPTIONS.stocks]])
-    expect(ticks.ticks).toBe(OPTIONS.stocks)
-    expect(ticks.done).toBe(1)
+  it('reports progress per day of the closes, then per stock of the bars', () => {
+    expect(ticks.started).toEqual([
+      ['demo market: closes', OPTIONS.days],
+      ['demo market: bars', OPTIONS.stocks],
+    ])
+    expect(ticks.ticks).toBe(OPTIONS.days + OPTIONS.stocks)
+    expect(ticks.done).toBe(2)
   })
 
   it('draws the same numbers from the same stream and different ones from another', () => {

@@ -105,10 +105,10 @@ function pathOptions(u: DemoUniverse, s: Security): PathOptions {
 
 /**
  * Every stock's closes over the calendar (fen; 0 before its first bar). The planted factor of a day depends on
- * every stock's closes before it (signal.ts), so all stocks step day by day; `onFactor` sees each day's g by
- * stock index (not computed with `signal` 0, where nothing uses it).
+ * every stock's closes before it (signal.ts), so all stocks step day by day; `onDay` sees each day's g by stock
+ * index (all 0 with `signal` 0, where nothing uses it) before the day is stepped.
  */
-export function simulateCloses(u: DemoUniverse, onFactor?: (t: number, g: Float64Array) => void): Int32Array[] {
+export function simulateCloses(u: DemoUniverse, onDay?: (t: number, g: Float64Array) => void): Int32Array[] {
   const { securities, calendar, days, fundamentals } = u
   const planted =
     u.signal > 0
@@ -123,7 +123,7 @@ export function simulateCloses(u: DemoUniverse, onFactor?: (t: number, g: Float6
   const closes = securities.map(() => new Int32Array(days))
   for (let t = 0; t < days; t++) {
     const g = planted ? planted.next(t) : none
-    onFactor?.(t, g)
+    onDay?.(t, g)
     for (const s of securities) {
       if (t < s.firstBar) continue
       const i = s.index
@@ -156,7 +156,9 @@ export async function generateDemoMarket(dir: string, options: DemoOptions, prog
     }
     for (const e of events) w('theme_events.csv').row([e.tradeDate, e.theme, e.intensity, e.title])
 
-    const closes = simulateCloses(universe)
+    progress.start('demo market: closes', days, 'days')
+    const closes = simulateCloses(universe, () => progress.tick())
+    progress.done()
     progress.start('demo market: bars', stocks, 'stocks')
     const tally = new MarketTally(days)
     const series = createSeries(days)
