@@ -62,7 +62,11 @@ for await (const r of csv(path.join(values.dir, 'daily.csv'))) {
   b.amount.push(Number(r.amount) * 1000)
 }
 const index = new Map<string, number>()
-for await (const r of csv(path.join(values.dir, 'index_daily.csv'))) index.set(iso(r.trade_date!), Number(r.close))
+const indexOpen = new Map<string, number>()
+for await (const r of csv(path.join(values.dir, 'index_daily.csv'))) {
+  index.set(iso(r.trade_date!), Number(r.close))
+  indexOpen.set(iso(r.trade_date!), Number(r.open))
+}
 const securities: Array<{ code: string; name: string; list_date: string | null; board: string }> = []
 for await (const r of csv(path.join(values.dir, 'stock_basic.csv'))) {
   const code = r.ts_code!
@@ -114,7 +118,14 @@ const H = WEIGHT_RULES.horizon
 const history: SignalIcDay[] = []
 const pending: Array<{ t: number; signals: Map<string, SignalValues> }> = []
 let previousMain: ReadonlySet<string> = new Set()
-const report: Array<{ date: string; ic: number | null; mainRet: number | null; uniRet: number | null; turnover: number }> = []
+const report: Array<{
+  date: string
+  ic: number | null
+  mainRet: number | null
+  benchRet: number | null
+  uniRet: number | null
+  turnover: number
+}> = []
 const started = performance.now()
 const quintiles: Array<Array<number | null>> = []
 for (let t = first; t <= last - H; t++) {
@@ -166,6 +177,10 @@ for (let t = first; t <= last - H; t++) {
       scored.map((s) => s.ret),
     ),
     mainRet: mean(scored.filter((s) => s.main).map((s) => s.ret)),
+    benchRet:
+      index.get(calendar[t + H]!) !== undefined && indexOpen.get(calendar[t + 1]!) !== undefined
+        ? index.get(calendar[t + H]!)! / indexOpen.get(calendar[t + 1]!)! - 1
+        : null,
     uniRet: mean(scored.map((s) => s.ret)),
     turnover,
   })
@@ -192,6 +207,15 @@ console.log(
       naive_t: (icMean / icSd) * Math.sqrt(ics.length / H),
       main_days: report.filter((r) => r.mainRet !== null).length,
       main_excess_vs_universe_per_window: exMean,
+      // the track record's way: each day's cohort adds its excess / h (overlapping h-day holdings), before costs
+      main_cum_excess_vs_benchmark: report.reduce(
+        (a, r) => a + (r.mainRet !== null && r.benchRet !== null ? (r.mainRet - r.benchRet) / H : 0),
+        0,
+      ),
+      universe_cum_excess_vs_benchmark: report.reduce(
+        (a, r) => a + (r.uniRet !== null && r.benchRet !== null ? (r.uniRet - r.benchRet) / H : 0),
+        0,
+      ),
       quintiles: [0, 1, 2, 3, 4].map((k) => quintiles.reduce((a, d) => a + (d[k] ?? 0), 0) / quintiles.length),
       main_turnover: report.reduce((a, r) => a + r.turnover, 0) / report.length,
       seconds: (performance.now() - started) / 1000,

@@ -1,0 +1,95 @@
+/**
+ * Replay speed and how it grows: for each size (codes x trading days) a fresh demo market in its own embedded
+ * PostgreSQL, then the last `--days` plan days run two ways on the same store, in the same run:
+ * - day by day: each day's `build`, `plan` and `outcomes` as the nightly chain runs them (the baseline);
+ * - `replay`: the same days again (`--restart`), reading the bars of the whole range once.
+ * Both write the same rows (test/jobs/replay.test.ts checks it row for row). Prints seconds per day, days per second,
+ * the ratio, and the store's size. Asserts nothing.
+ *   npx tsx bench/replay.bench.ts [--sizes 1000x250,2500x250,5000x250,5000x1000] [--days 40] [--keep]
+ * Each size lives in var/bench/replay/<codes>x<days>, deleted afterwards unless --keep.
+ */
+import { rm } from 'node:fs/promises'
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import { sql } from 'kysely'
+import { createServices } from '../src/compose.js'
+import { loadConfig } from '../src/config.js'
+import { generateDemoMarket } from '../src/jobs/demo/generate.js'
+import { importDirectory } from '../src/jobs/import/import-job.js'
+import { silentProgress } from '../src/jobs/progress.js'
+import { createLogger } from '../src/logger.js'
+import { createImportStore } from '../src/storage/import.repository.js'
+import { openStore } from '../src/storage/store.js'
+
+const { values } = parseArgs({
+  options: {
+    sizes: { type: 'string', default: '1000x250,2500x250,5000x250,5000x1000' },
+    days: { type: 'string', default: '40' },
+    keep: { type: 'boolean', default: false },
+  },
+})
+const sizes = values.sizes!.split(',').map((s) => s.split('x').map(Number) as [number, number])
+const planDays = Number(values.days)
+const signal = new AbortController().signal
+const table: string[] = []
+
+for (const [stocks, days] of sizes) {
+  const root = path.resolve('var/bench/replay', `${stocks}x${days}`)
+  await rm(root, { recursive: true, force: true })
+  const config = loadConfig({
+    ...process.env,
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: '',
+    PG_DATA_DIR: path.join(root, 'pg'),
+    PLAN_DATA_DIR: path.join(root, 'plan'),
+  })
+  const log = createLogger(config)
+  const say = (what: string) => console.log(`${stocks} x ${days}: ${what}`)
+  const store = await openStore(config, log)
+  try {
+    const market = path.join(root, 'market')
+    await generateDemoMarket(market, { stocks, days, seed: 7 }, silentProgress)
+    await importDirectory(
+      { imports: createImportStore(store.pool), log, progress: silentProgress },
+      { dir: market, format: 'native' },
+      signal,
+    )
+    const services = createServices(config, log, store)
+    const calendar = await services.market.calendar((await services.market.latestBarDate())!)
+    const dates = calendar.slice(-planDays)
+    say(`imported; ${dates.length} plan days ${dates[0]}..${dates.at(-1)}`)
+
+    let started = performance.now()
+    for (const date of dates) {
+      await services.steps.build({ date }, signal)
+      await services.steps.plan({ date }, signal)
+      await services.steps.outcomes({ date }, signal)
+    }
+    const dayByDay = (performance.now() - started) / 1000 / dates.length
+    say(`day by day ${dayByDay.toFixed(2)} s a day`)
+
+    started = performance.now()
+    await services.replay({ from: dates[0]!, to: dates.at(-1)!, restart: true }, signal, silentProgress)
+    const replay = (performance.now() - started) / 1000 / dates.length
+    say(`replay ${replay.toFixed(2)} s a day (${(1 / replay).toFixed(1)} days/s)`)
+
+    const size = await sql<{ bytes: string }>`select pg_database_size(current_database())::text as bytes`.execute(
+      store.db,
+    )
+    const gb = Number(size.rows[0]!.bytes) / 1e9
+    table.push(
+      `| ${stocks} x ${days} | ${dates.length} | ${dayByDay.toFixed(2)} | ${replay.toFixed(2)} | ${(1 / replay).toFixed(1)} | ${(dayByDay / replay).toFixed(2)} | ${gb.toFixed(2)} GB |`,
+    )
+  } finally {
+    await store.close()
+    if (!values.keep) await rm(root, { recursive: true, force: true })
+  }
+}
+console.log(
+  [
+    '',
+    '| codes x days | plan days | day by day, s/day | replay, s/day | replay, days/s | day by day / replay | store |',
+    '|---|---|---|---|---|---|---|',
+    ...table,
+  ].join('\n'),
+)
