@@ -70,7 +70,13 @@ for await (const r of csv(path.join(values.dir, 'index_daily.csv'))) {
 const securities: Array<{ code: string; name: string; list_date: string | null; board: string }> = []
 for await (const r of csv(path.join(values.dir, 'stock_basic.csv'))) {
   const code = r.ts_code!
-  const board = code.startsWith('688') ? 'star' : code.startsWith('30') ? 'chinext' : code.endsWith('.BJ') ? 'bse' : 'main'
+  const board = code.startsWith('688')
+    ? 'star'
+    : code.startsWith('30')
+      ? 'chinext'
+      : code.endsWith('.BJ')
+        ? 'bse'
+        : 'main'
   securities.push({ code, name: r.name!, list_date: r.list_date ? iso(r.list_date) : null, board })
 }
 const calendar = [...new Set([...byCode.values()].flatMap((b) => b.dates))].sort()
@@ -168,7 +174,8 @@ for (let t = first; t <= last - H; t++) {
   const mainSet = new Set(main)
   const turnover = main.length ? main.filter((c) => !previousMain.has(c)).length / main.length : 0
   const sorted = [...scored].sort((a, b) => a.score - b.score)
-  const q = (k: number) => mean(sorted.slice(Math.floor((k * sorted.length) / 5), Math.floor(((k + 1) * sorted.length) / 5)).map((s) => s.ret))
+  const q = (k: number) =>
+    mean(sorted.slice(Math.floor((k * sorted.length) / 5), Math.floor(((k + 1) * sorted.length) / 5)).map((s) => s.ret))
   quintiles.push([0, 1, 2, 3, 4].map(q))
   report.push({
     date,

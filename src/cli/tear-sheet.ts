@@ -49,12 +49,18 @@ function groups(title: string, list: readonly GroupStat[], limit = 20): string {
 function weightsPath(weights: TrackRecordReport['weights'], samples = 6): string {
   if (weights.length === 0) return ''
   const n = Math.min(samples, weights.length)
-  const picked = Array.from({ length: n }, (_, k) => weights[Math.round((k * (weights.length - 1)) / Math.max(1, n - 1))]!)
+  const picked = Array.from(
+    { length: n },
+    (_, k) => weights[Math.round((k * (weights.length - 1)) / Math.max(1, n - 1))]!,
+  )
   const names = [...new Set(weights.flatMap((w) => Object.keys(w.weights)))]
   const rows = names.map((name) => [
     name,
     ...picked.map((w) => num(w.weights[name], 3)),
-    sparkline(weights.map((w) => w.weights[name] ?? 0), 24),
+    sparkline(
+      weights.map((w) => w.weights[name] ?? 0),
+      24,
+    ),
   ])
   return `Walk-forward signal weights (sign included: the prior until 20 plan days have outcomes, then shrunk toward it)\n${tableText(
     ['signal', ...picked.map((w) => w.date), 'path'],

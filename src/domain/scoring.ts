@@ -214,7 +214,9 @@ export interface ScoredDay {
 
 /** The bars a signal reads, adjusted: closes x adjFactor (1 throughout when the series comes adjusted). */
 function adjusted(bars: BarSeries): BarSeries {
-  return bars.adjFactor.every((f) => f === 1) ? bars : { ...bars, close: bars.close.map((c, i) => c * bars.adjFactor[i]!) }
+  return bars.adjFactor.every((f) => f === 1)
+    ? bars
+    : { ...bars, close: bars.close.map((c, i) => c * bars.adjFactor[i]!) }
 }
 
 function signalFacts(facts: StockFacts | undefined, graph: GraphScore | undefined, themesLoaded: boolean): SignalFacts {

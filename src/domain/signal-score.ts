@@ -63,7 +63,11 @@ export function percentileAmong(reference: readonly number[], value: number): nu
  * The score shared out among the signals in proportion to their parts, each rounded to 0.01; the last rounding
  * residue goes to the largest part, so the points add up to the score exactly (at 0.01).
  */
-export function scorePoints(score: number, parts: Partial<Record<SignalName, number>>, digits = 2): Record<string, number> {
+export function scorePoints(
+  score: number,
+  parts: Partial<Record<SignalName, number>>,
+  digits = 2,
+): Record<string, number> {
   const names = SIGNAL_NAMES.filter((n) => parts[n] !== undefined)
   const total = names.reduce((s, n) => s + parts[n]!, 0)
   const out: Record<string, number> = {}

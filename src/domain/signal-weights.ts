@@ -74,7 +74,9 @@ export function learnWeights(history: readonly SignalIcDay[], asOf: string, rule
     const days = ics.length
     const icMean = days === 0 ? null : ics.reduce((a, b) => a + b, 0) / days
     const weight =
-      icMean === null || days < rules.minDays ? prior : (days * icMean + rules.priorDays * prior) / (days + rules.priorDays)
+      icMean === null || days < rules.minDays
+        ? prior
+        : (days * icMean + rules.priorDays * prior) / (days + rules.priorDays)
     out[name] = { weight: roundTo(weight, 6), prior, icMean: icMean === null ? null : roundTo(icMean, 6), days }
   }
   return out

@@ -158,11 +158,7 @@ function tradableRows(day: EvalDay): EvalRow[] {
   return rows
 }
 
-function dailyIc(
-  day: EvalDay,
-  components: readonly string[],
-  precomputed?: Readonly<Record<string, number>>,
-): DailyIc {
+function dailyIc(day: EvalDay, components: readonly string[], precomputed?: Readonly<Record<string, number>>): DailyIc {
   const rows = tradableRows(day)
   const n = rows.length
   const retRanks = averageRanks(column(rows, (r) => r.ret!))

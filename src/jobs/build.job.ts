@@ -91,21 +91,21 @@ export async function runBuild(deps: BuildDeps, args: DateArgs, signal: AbortSig
     icHistory,
     previousMain,
   ] = await Promise.all([
-      market.securities(),
-      (deps.bars ?? market.bars)(from, date),
-      market.edges(undefined, date),
-      market.events(eventsFrom, date),
-      market.peStats(date),
-      market.basicsOn(date),
-      market.financials(date),
-      market.forecasts(date),
-      market.lastEventDate(date),
-      market.missingBars(date),
-      loadMarketInput(deps.db, date, calendar),
-      market.indexReturns(REGIME_INDEX, from, date),
-      deps.icHistory(date, WEIGHT_RULES.windowDays),
-      deps.previousMain(date),
-    ])
+    market.securities(),
+    (deps.bars ?? market.bars)(from, date),
+    market.edges(undefined, date),
+    market.events(eventsFrom, date),
+    market.peStats(date),
+    market.basicsOn(date),
+    market.financials(date),
+    market.forecasts(date),
+    market.lastEventDate(date),
+    market.missingBars(date),
+    loadMarketInput(deps.db, date, calendar),
+    market.indexReturns(REGIME_INDEX, from, date),
+    deps.icHistory(date, WEIGHT_RULES.windowDays),
+    deps.previousMain(date),
+  ])
   const weights = learnWeights(icHistory, date)
   // The day's regime as the plan job will compute it: a weak day shrinks `main` (TIER_RULES.weakMainShare).
   const regime = computeRegime(computeMarket(marketInput), date)

@@ -15,6 +15,7 @@ export interface TierDayRow {
   readonly score: number
   readonly tier: 'main' | 'observe' | 'reject'
   readonly invalidated: boolean
+  readonly is_suspended: boolean
   readonly score_pct: number | null
   readonly invalidation: string | null
 }
@@ -64,6 +65,7 @@ export function createLookupRepository(db: Db) {
         score: number | null
         tier: TierDayRow['tier'] | null
         invalidated: boolean | null
+        is_suspended: boolean | null
         score_pct: number | null
         invalidation: string | null
       }>`
@@ -74,10 +76,11 @@ export function createLookupRepository(db: Db) {
           from dates where dates.d is not null
         )
         select 'date' as kind, d as trade_date, null::text as code, null::float8 as score, null::text as tier,
-          null::boolean as invalidated, null::float8 as score_pct, null::text as invalidation
+          null::boolean as invalidated, null::boolean as is_suspended, null::float8 as score_pct,
+          null::text as invalidation
         from dates where d is not null
         union all
-        select 'row', trade_date, code, score, tier, invalidated, score_pct, invalidation from tier_scores
+        select 'row', trade_date, code, score, tier, invalidated, is_suspended, score_pct, invalidation from tier_scores
         where code = any(${codes as string[]}) and trade_date <= ${date}::date ${after}
         order by trade_date`.execute(db)
       const dates: IsoDate[] = []
@@ -91,6 +94,8 @@ export function createLookupRepository(db: Db) {
             score: r.score!,
             tier: r.tier!,
             invalidated: r.invalidated!,
+            // a suspended day holds the state, as the plan job steps it
+            is_suspended: r.is_suspended!,
             score_pct: r.score_pct,
             invalidation: r.invalidation,
           })

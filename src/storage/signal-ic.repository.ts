@@ -42,7 +42,9 @@ export function createSignalIcRepository(db: Db) {
       if (ics.length === 0) return
       await db
         .insertInto('signal_ic')
-        .values(ics.map((r) => ({ trade_date: date, horizon, exit_date: exitDate, signal: r.signal, ic: r.ic, n: r.n })))
+        .values(
+          ics.map((r) => ({ trade_date: date, horizon, exit_date: exitDate, signal: r.signal, ic: r.ic, n: r.n })),
+        )
         .onConflict((oc) => oc.columns(['trade_date', 'horizon', 'signal']).doNothing())
         .execute()
     },

@@ -51,6 +51,8 @@ describe('evaluate tear sheet', () => {
 
   it('says where outcomes come from when there are none', () => {
     const empty = evaluateTrackRecord([], { horizon: 20 })
-    expect(renderTearSheet({ ...empty, benchmark: '000300.SH', weights: [] })).toContain('outcomes exist once T+20 has traded')
+    expect(renderTearSheet({ ...empty, benchmark: '000300.SH', weights: [] })).toContain(
+      'outcomes exist once T+20 has traded',
+    )
   })
 })

@@ -104,15 +104,14 @@ describe('scoreDay (PLAN_VERSION 3)', () => {
 })
 
 describe('the points of a score (property)', () => {
-  const weightArb = fc.dictionary(
-    fc.constantFrom(...SIGNAL_NAMES),
-    fc.double({ min: -0.1, max: 0.1, noNaN: true }),
-  )
+  const weightArb = fc.dictionary(fc.constantFrom(...SIGNAL_NAMES), fc.double({ min: -0.1, max: 0.1, noNaN: true }))
   it('add up to the score on every row of any market and any weights, none negative', () => {
     fc.assert(
       fc.property(fc.integer({ min: 2, max: 40 }), weightArb, fc.integer({ min: 0, max: 1000 }), (n, w, seed) => {
         const input = market(n, { weights: withWeights(w) })
-        const bars = new Map([...input.bars].map(([code, b], i) => [code, series(walk(seed + i), { amount: b.amount })]))
+        const bars = new Map(
+          [...input.bars].map(([code, b], i) => [code, series(walk(seed + i), { amount: b.amount })]),
+        )
         for (const row of scoreDay({ ...input, bars }).rows) {
           const sum = Object.values(row.components).reduce((a, b) => a + b, 0)
           expect(roundTo(sum, 2)).toBe(row.score)
@@ -183,7 +182,11 @@ describe('walk-forward weights', () => {
 describe('main places (hysteresis) and tradability at the open', () => {
   const rows = (scores: number[]) =>
     scores.map((score, i) => {
-      const { tier: _t, tier_rule: _r, ...row } = tierRow({ code: `6${String(i + 1).padStart(5, '0')}.SH`, rank: i + 1, score })
+      const {
+        tier: _t,
+        tier_rule: _r,
+        ...row
+      } = tierRow({ code: `6${String(i + 1).padStart(5, '0')}.SH`, rank: i + 1, score })
       return row
     })
   const ctx = (previousMain: string[] = [], weak = false) => ({ weak, previousMain: new Set(previousMain) })
