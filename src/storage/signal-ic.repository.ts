@@ -31,10 +31,15 @@ export function createSignalIcRepository(db: Db) {
       date: IsoDate,
       horizon: number,
     ): Promise<{ exitDate: IsoDate | null; rows: { signals: SignalValues; ret: number }[] }> {
+      // each side read by its own date range and hashed: a join by code probed the other table once per row
       const { rows } = await sql<{ signals: SignalValues; ret: number; exit_date: IsoDate }>`
-        select t.signals, o.ret, o.exit_date::text as exit_date
-        from plan_outcomes o join tier_scores t on t.trade_date = o.trade_date and t.code = o.code
-        where o.trade_date = ${date}::date and o.horizon = ${horizon} and o.tradable and o.ret is not null`.execute(db)
+        with o as materialized (
+          select code, ret, exit_date from plan_outcomes
+          where trade_date = ${date}::date and horizon = ${horizon} and tradable and ret is not null
+        ), t as materialized (
+          select code, signals from tier_scores where trade_date = ${date}::date
+        )
+        select t.signals, o.ret, o.exit_date::text as exit_date from o join t on t.code = o.code`.execute(db)
       return { exitDate: rows[0]?.exit_date ?? null, rows: rows.map((r) => ({ signals: r.signals, ret: r.ret })) }
     },
 
