@@ -6,27 +6,36 @@ import type { IsoDate } from './schema.js'
 /** A window of bars per code, as `MarketDataRepository.bars` gives it. */
 export type BarsSource = (from: IsoDate, to: IsoDate) => Promise<Map<string, BarSeries>>
 
+/** One code's bars as typed columns (off the JS heap, so a year of the market costs the collector nothing). */
 interface CodeColumns {
-  readonly dates: readonly IsoDate[]
+  /** Index of each bar's date in the history's `days`, ascending. */
+  readonly day: Int32Array
   readonly close: Float64Array
   readonly adj: Float64Array
   readonly amount: Float64Array
   readonly volume: Float64Array
-  readonly turnover: readonly (number | null)[]
-  readonly suspended: readonly boolean[]
-  readonly preClose: readonly (number | null)[]
-  readonly isSt: readonly boolean[]
+  /** NaN where unknown. */
+  readonly turnover: Float64Array
+  readonly suspended: Uint8Array
+  /** NaN where unknown. */
+  readonly preClose: Float64Array
+  readonly isSt: Uint8Array
   readonly open: Float64Array
   readonly high: Float64Array
   readonly low: Float64Array
 }
 
-function lowerBound(dates: readonly string[], value: string): number {
+const orNaN = (values: unknown): Float64Array =>
+  Float64Array.from(values as Array<number | null>, (v) => (v === null ? Number.NaN : v))
+const flags = (values: unknown): Uint8Array => Uint8Array.from(values as boolean[], (v) => (v ? 1 : 0))
+const nullable = (v: number): number | null => (Number.isNaN(v) ? null : v)
+
+function lowerBound<T>(values: ArrayLike<T>, value: T): number {
   let lo = 0
-  let hi = dates.length
+  let hi = values.length
   while (lo < hi) {
     const mid = (lo + hi) >> 1
-    if (dates[mid]! < value) lo = mid + 1
+    if (values[mid]! < value) lo = mid + 1
     else hi = mid
   }
   return lo
@@ -39,7 +48,7 @@ function lowerBound(dates: readonly string[], value: string): number {
  * (`close x adj / last adj`, the close itself where the factors are equal), `adjFactor` 1.
  */
 export async function loadBarHistory(db: Db, from: IsoDate, to: IsoDate): Promise<BarsSource> {
-  const { rows } = await sql<{ code: string } & Record<keyof CodeColumns, unknown>>`
+  const { rows } = await sql<{ code: string; dates: IsoDate[] } & Record<keyof CodeColumns, unknown>>`
     select code,
       array_agg(trade_date::text order by trade_date) as dates,
       array_agg(close order by trade_date) as close,
@@ -55,47 +64,61 @@ export async function loadBarHistory(db: Db, from: IsoDate, to: IsoDate): Promis
       array_agg(low order by trade_date) as low
     from daily_bars where trade_date >= ${from}::date and trade_date <= ${to}::date
     group by code order by code`.execute(db)
+  const days = [...new Set(rows.flatMap((r) => r.dates as IsoDate[]))].sort()
+  const dayIndex = new Map(days.map((d, i) => [d, i]))
   const history = new Map<string, CodeColumns>()
   for (const r of rows) {
     history.set(r.code, {
-      dates: r.dates as IsoDate[],
+      day: Int32Array.from(r.dates as IsoDate[], (d) => dayIndex.get(d)!),
       close: Float64Array.from(r.close as number[]),
       adj: Float64Array.from(r.adj as number[]),
       amount: Float64Array.from(r.amount as number[]),
       volume: Float64Array.from(r.volume as number[]),
-      turnover: r.turnover as (number | null)[],
-      suspended: r.suspended as boolean[],
-      preClose: r.preClose as (number | null)[],
-      isSt: r.isSt as boolean[],
+      turnover: orNaN(r.turnover),
+      suspended: flags(r.suspended),
+      preClose: orNaN(r.preClose),
+      isSt: flags(r.isSt),
       open: Float64Array.from(r.open as number[]),
       high: Float64Array.from(r.high as number[]),
       low: Float64Array.from(r.low as number[]),
     })
   }
+  rows.length = 0
   return async (windowFrom, windowTo) => {
     if (windowFrom < from || windowTo > to)
       throw new Error(`bar history holds ${from}..${to}; asked for ${windowFrom}..${windowTo}`)
+    const first = lowerBound(days, windowFrom)
+    const last = lowerBound(days, `${windowTo}\u0000`) // one past the window's last day
     const out = new Map<string, BarSeries>()
     for (const [code, c] of history) {
-      const start = lowerBound(c.dates, windowFrom)
-      const end = lowerBound(c.dates, `${windowTo}\u0000`)
+      const start = lowerBound(c.day, first)
+      const end = lowerBound(c.day, last)
       if (end <= start) continue
-      const last = c.adj[end - 1]!
-      const close = new Array<number>(end - start)
+      const n = end - start
+      const lastAdj = c.adj[end - 1]!
+      const close = new Array<number>(n)
       for (let i = start; i < end; i++) {
         const f = c.adj[i]!
-        close[i - start] = f === last ? c.close[i]! : (c.close[i]! * f) / last
+        close[i - start] = f === lastAdj ? c.close[i]! : (c.close[i]! * f) / lastAdj
+      }
+      const suspended = new Array<boolean>(n)
+      const turnover = new Array<number | null>(n)
+      const dates = new Array<IsoDate>(n)
+      for (let i = start; i < end; i++) {
+        suspended[i - start] = c.suspended[i] === 1
+        turnover[i - start] = nullable(c.turnover[i]!)
+        dates[i - start] = days[c.day[i]!]!
       }
       out.set(code, {
-        dates: c.dates.slice(start, end),
+        dates,
         close,
-        adjFactor: new Array<number>(end - start).fill(1),
+        adjFactor: new Array<number>(n).fill(1),
         amount: Array.from(c.amount.subarray(start, end)),
         volume: Array.from(c.volume.subarray(start, end)),
-        turnover: c.turnover.slice(start, end),
-        suspended: c.suspended.slice(start, end),
-        preClose: c.preClose[end - 1] ?? null,
-        isSt: c.isSt[end - 1]!,
+        turnover,
+        suspended,
+        preClose: nullable(c.preClose[end - 1]!),
+        isSt: c.isSt[end - 1] === 1,
         open: c.open[end - 1]!,
         high: c.high[end - 1]!,
         low: c.low[end - 1]!,
