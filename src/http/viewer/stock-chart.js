@@ -88,7 +88,7 @@ export function drawStockChart(box, stock, { t, volumeText, onCursor }) {
       vol: { range: [0, maxVolume * 4] },
     },
     series: [
-      { label: '', value: (_u, i) => (i === null || bars[i] === undefined ? '–' : bars[i].date) },
+      { label: t('stock.date'), value: (_u, i) => (i === null || bars[i] === undefined ? '–' : bars[i].date) },
       { label: t('stock.ma20'), stroke: '#1f5fbf', width: 1.5, points: { show: false } },
       { label: t('stock.ma60'), stroke: '#b26a00', width: 1.5, points: { show: false } },
       {

@@ -389,7 +389,6 @@ const PLAN_COLUMNS = [
     show: (r) => num(fundamentalsOf(r)?.pb, 2),
   },
   { key: 'col.verdict', cls: 'verdict', show: (r) => verdictWords(r) },
-  { key: 'col.chart', cls: 'chart-cell' },
 ]
 const SORTABLE = PLAN_COLUMNS.filter((c) => c.value)
 const EXPORTED = PLAN_COLUMNS.filter((c) => c.show)
@@ -545,11 +544,17 @@ function evidenceDetail(row) {
   )
 }
 
-function chartButton(code) {
+/** A button that opens the stock panel: the code itself in a table row, the word "chart" on a lookup card. */
+function chartButton(code, label = tr('col.chart')) {
   const button = el(
     'button',
-    { type: 'button', class: 'chart-open ghost', 'data-code': code, 'aria-label': tr('stock.open', { code }) },
-    tr('col.chart'),
+    {
+      type: 'button',
+      class: label === code ? 'chart-open link' : 'chart-open ghost',
+      'data-code': code,
+      title: tr('stock.open', { code }),
+    },
+    label,
   )
   button.addEventListener('click', (event) => {
     event.stopPropagation()
@@ -573,7 +578,7 @@ function planRow(row, index, tableId, list) {
   )
   const cells = PLAN_COLUMNS.map((c) => {
     if (c.cls === 'toggle-cell') return el('td', { class: 'toggle-cell' }, toggle)
-    if (c.cls === 'chart-cell') return el('td', { class: 'chart-cell' }, chartButton(row.code))
+    if (c.cls === 'code') return el('td', { class: 'code' }, chartButton(row.code, row.code))
     if (c.cls === 'delta') return changeCell(row, list)
     if (c.cls === 'verdict')
       return el('td', { class: 'verdict' }, logicBadge(row.logic_state, row.logic_days), ...flagBadges(row.flags))
@@ -736,7 +741,6 @@ function renderPlanTable(list) {
       null,
       ...PLAN_COLUMNS.map((c) => {
         const th = headCell(c.key, c.numeric)
-        if (c.cls === 'chart-cell') th.className = 'chart-cell'
         if (!c.value) return th
         const sorted = view.sort === c.key
         th.setAttribute('aria-sort', sorted ? (view.dir === 'asc' ? 'ascending' : 'descending') : 'none')
