@@ -253,8 +253,8 @@ const en = {
   'tr.equity': 'Main list vs benchmark (after costs)',
   'tr.equity_note':
     '{invested} of {days} plan days had tradable main names; the others hold nothing and leave the curves flat.',
-  'tr.x_axis': 'plan date T (the return is realised at the T+{h} close)',
-  'tr.x_axis_one': 'plan date T (the return is realised at the T+1 close)',
+  'tr.x_axis': 'plan date T (realised T+{h})',
+  'tr.x_axis_one': 'plan date T (realised T+1)',
   'tr.y_growth': 'growth of 1 yuan',
   'tr.y_ic': 'rank IC',
   'tr.y_return': 'mean return, %',
@@ -528,9 +528,10 @@ const zh = {
   'tr.overlap':
     '注意：持有期为 {h} 天时，相邻计划日有 {shared} 天收益重叠，{days} 个计划日只相当于约 {independent} 个独立窗口。t 值已按 Hansen-Hodrick 方法校正重叠；信息比率与 ICIR 未校正，会高估证据强度。',
   'tr.equity': '主选与基准（扣除成本）',
-  'tr.equity_note': '{days} 个计划日中有 {invested} 天主选有可交易股票；其余日子空仓，曲线持平。',
-  'tr.x_axis': '计划日 T（收益在 T+{h} 收盘实现）',
-  'tr.x_axis_one': '计划日 T（收益在 T+1 收盘实现）',
+  'tr.equity_note':
+    '每个点是计划日 T，其收益在 {h} 个交易日后的 T+{h} 收盘实现。{days} 个计划日中有 {invested} 天主选有可交易股票；其余日子空仓，曲线持平。',
+  'tr.x_axis': '计划日 T（T+{h} 实现）',
+  'tr.x_axis_one': '计划日 T（T+1 实现）',
   'tr.y_growth': '1 元的累计净值',
   'tr.y_ic': '秩相关 IC',
   'tr.y_return': '平均收益（%）',

@@ -105,7 +105,10 @@ function dateAxis(h) {
     values: (_u, ticks) => ticks.map((t) => dateOf(t).slice(5)),
   }
 }
-const dateSeries = () => ({ label: '', value: (_u, ts) => (ts === null ? '–' : dateOf(ts)) })
+const dateSeries = () => ({
+  label: tr('stock.date'),
+  value: (_u, ts) => (ts === null ? '–' : dateOf(ts)),
+})
 
 function applyLanguage() {
   document.documentElement.lang = i18n.lang === 'zh' ? 'zh-CN' : 'en'
@@ -160,7 +163,11 @@ function draw() {
   overlap.textContent = overlap.hidden
     ? ''
     : tr('tr.overlap', { h, shared: h - 1, days: report.days, independent: Math.max(1, Math.floor(report.days / h)) })
-  $('equity-note').textContent = tr('tr.equity_note', { invested: report.portfolio.invested_days, days: report.days })
+  $('equity-note').textContent = tr('tr.equity_note', {
+    h,
+    invested: report.portfolio.invested_days,
+    days: report.days,
+  })
   $('weights-section').hidden = !Array.isArray(report.weights) || report.weights.length === 0
   if (report.days === 0) return
 
