@@ -172,6 +172,8 @@ function draw() {
   if (report.days === 0) return
 
   const xs = days.map((d) => dayTs(d.date))
+  // uPlot draws axis labels on the canvas: the label is kept on the element too, for readers and tests
+  for (const id of ['chart-equity', 'chart-ic']) $(id).dataset.xLabel = dateAxis(h).label
   const line = (label, stroke) => ({ label, stroke, width: 2, points: { show: false }, value: (_u, v) => num(v, 4) })
   const equityEl = $('chart-equity')
   charts.push(

@@ -289,7 +289,7 @@ function changeCell(row, list) {
   cell.dataset.rankDelta = String(change.rank)
   cell.dataset.scoreDelta = change.score.toFixed(1)
   cell.append(
-    ' ',
+    change.isNew ? ' ' : '',
     el(
       'span',
       {
@@ -465,11 +465,12 @@ function flagBadges(flags) {
   )
 }
 
+/** The verdict cell in words, as its badges read (for the CSV export). */
 function verdictWords(row) {
   const words = []
   if (row.logic_state)
     words.push(
-      `${term('state', row.logic_state)}${isNum(row.logic_days) ? ` ${tr('days', { n: row.logic_days })}` : ''}`,
+      `${term('state', row.logic_state)}${isNum(row.logic_days) && row.logic_days > 0 ? ` · ${tr('days', { n: row.logic_days })}` : ''}`,
     )
   for (const f of Array.isArray(row.flags) ? row.flags : []) words.push(term('flag', f))
   return words.join(' · ')
@@ -1201,8 +1202,9 @@ function lookupCard({ key, also, verdict, st, codeError }, date) {
     code && code !== key ? el('span', { class: 'muted' }, ` (${tr('lookup.input', { input: key })})`) : '',
     also.length > 0 ? el('span', { class: 'muted also' }, ` (${tr('lookup.also', { inputs: also.join(', ') })})`) : '',
     el('span', { class: 'muted as-of', 'data-date': date }, ` · ${tr('lookup.as_of', { date })}`),
-    code && !codeError ? ' ' : '',
-    code && !codeError ? chartButton(code) : '',
+    // a code the day did not score may have no bars at all: no chart to offer
+    code && !codeError && verdict?.decision !== 'absent' ? ' ' : '',
+    code && !codeError && verdict?.decision !== 'absent' ? chartButton(code) : '',
   )
   if (codeError)
     return el(
