@@ -47,7 +47,7 @@ interface Verdict {
 }
 
 /** The browser's own, inside page functions (the test's TypeScript has no DOM library). */
-declare const getComputedStyle: (node: unknown) => { color: string; printColorAdjust: string }
+declare const getComputedStyle: (node: unknown) => { color: string; printColorAdjust: string; fontSize: string }
 
 const HOSTILE_NAME = '<img src=x onerror=window.__pwned=1>'
 const HOSTILE_EVIDENCE = '<script>window.__pwned=2</script>'
@@ -625,6 +625,7 @@ describe('plan viewer in a real browser', () => {
         components: { momentum: 12.5, trend: 10, heat: 25, upside: 8, liquidity: 6, quality: 7.2 },
         flags: ['limit_up_close', 'new_listing'],
       }
+      ;(body as unknown as { card_counts: Record<string, number> }).card_counts.weak_regime_demoted = 14
       // the walk-forward score (PLAN_VERSION 3) sends signal contributions instead
       body.main[1] = {
         ...body.main[1],
@@ -639,6 +640,10 @@ describe('plan viewer in a real browser', () => {
       `动量 12.5/${P.momentum} + 趋势 10.0/${P.trend} + 题材热度 25.0/${P.heat} + 估值空间 8.0/${P.upside} + 流动性 6.0/${P.liquidity} + 质量 7.2/${P.quality}`,
     )
     expect(await row.locator('.flag').allTextContents()).toEqual(['涨停收盘', '次新股'])
+    expect(await page.locator('#weak-note').textContent()).toBe(
+      '弱势市场：今日主选名额收紧，14 只主选层候选降入观察列表。',
+    )
+    expect(await page.locator('#card-counts [data-key="weak_regime_demoted"]').textContent()).toBe('弱势市场降级 14')
     expect(await row.locator('.flag').first().getAttribute('title')).toContain('涨停')
     expect(await row.locator('.logic').getAttribute('title')).toMatch(/^(形成中|已确认|走弱|已破坏)：/)
     await row.locator('button.toggle').click()
@@ -711,6 +716,15 @@ describe('plan viewer in a real browser', () => {
         .first()
         .evaluate((n) => getComputedStyle(n).printColorAdjust),
     ).toBe('exact')
+    // codes and badges at the table's size, and the footer without the links' separators
+    const sizes = await page
+      .locator('#main-table tr.row')
+      .first()
+      .evaluate((tr) =>
+        ['td.close', 'td.code', 'td.code button', '.badge'].map((q) => getComputedStyle(tr.querySelector(q)).fontSize),
+      )
+    expect(new Set(sizes).size, sizes.join(' ')).toBe(1)
+    expect((await page.locator('footer').innerText()).trim()).toMatch(/^Daily Stock Plan Service [\d.]+$/)
     expect(errors).toEqual([])
   })
 
