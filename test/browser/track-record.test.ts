@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { SCORE_COMPONENTS } from '../../src/domain/track-record.js'
+import { VOCABULARY } from '../../src/domain/vocabulary.js'
 import type { TrackRecordReport } from '../../src/services/track-record.service.js'
 import { buildTestApp, listenLocal, type TestApp } from '../support/app.js'
 import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
@@ -75,9 +75,10 @@ describe('track record: API and page in a real browser', () => {
     await page.goto(`${base}/track-record?horizon=1`)
     await page.locator('body[data-state="ready"]').waitFor()
     const api = (await (await fetch(`${base}/plan/track_record?horizon=1`)).json()) as TrackRecordReport
-    // three uPlot charts, each a canvas with its legend; no weights chart without weights
-    expect(await page.locator('.uplot canvas').count()).toBe(3)
-    expect(await page.locator('#weights-section').isHidden()).toBe(true)
+    // three uPlot charts, each a canvas with its legend, and the signal weights when the builds stored them
+    const weighted = (api as { weights?: unknown[] }).weights?.length ? 1 : 0
+    expect(await page.locator('.uplot canvas').count()).toBe(3 + weighted)
+    expect(await page.locator('#weights-section').isHidden()).toBe(weighted === 0)
     expect(await page.locator('#chart-ic .u-legend').textContent()).toContain('rank IC')
     const facts = await page.locator('#summary div').allTextContents()
     expect(facts[0]).toBe(`Plan days${api.days}`)
@@ -92,8 +93,14 @@ describe('track record: API and page in a real browser', () => {
     const decisionWords: Record<string, string> = { main: 'main list', observe: 'observe list', reject: 'not selected' }
     expect(decisions).toEqual(api.groups.decision.map((g) => decisionWords[g.key]))
     const components = await page.locator('#table-components tr td:first-child').allTextContents()
-    expect(components).toEqual(['score', 'Momentum', 'Trend', 'Theme heat', 'Upside', 'Liquidity', 'Quality'])
-    expect(Object.keys(api.ic.components)).toEqual(SCORE_COMPONENTS)
+    // a component (`pts_momentum`, PLAN_VERSION 2) or a signal (`reversal_5d`, 3) by its English name
+    const en = VOCABULARY.terms.en
+    const word = (key: string) => {
+      const bare = key.replace(/^pts_/, '') as keyof typeof en.component & keyof typeof en.signal_name
+      return en.signal_name[bare] ?? en.component[bare]
+    }
+    expect(components).toEqual(['score', ...Object.keys(api.ic.components).map(word)])
+    expect(components.every((c) => c && !c.includes('_'))).toBe(true)
     // the x axis is the plan date T and says when the return is realised; no caveat for a 1-day horizon
     expect(await page.locator('#chart-equity').getAttribute('data-x-label')).toBe('plan date T (realised T+1)')
     expect(await page.locator('#overlap').isHidden()).toBe(true)

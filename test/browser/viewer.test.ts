@@ -2,7 +2,6 @@ import { readFile } from 'node:fs/promises'
 import { sql } from 'kysely'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { BUILD_RULES } from '../../src/domain/build-rules.js'
 import { VOCABULARY } from '../../src/domain/vocabulary.js'
 import { buildTestApp, listenLocal, type TestApp } from '../support/app.js'
 import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
@@ -42,6 +41,7 @@ interface Verdict {
   card_rank?: number | null
   rank?: number | null
   score?: number | null
+  tier?: 'main' | 'observe' | 'reject'
   verdict_text?: string
   error?: string
 }
@@ -63,6 +63,8 @@ const RAW_KEYS = [
   'illiquid',
   'limit_up_close',
 ]
+/** What each of PLAN_VERSION 2's six components could reach (its BUILD_RULES.points, as the viewer shows them). */
+const V2_POINTS = { heat: 35, momentum: 15, trend: 10, upside: 20, liquidity: 10, quality: 10 }
 const RED = 'rgb(208, 2, 27)'
 const GREEN = 'rgb(10, 138, 58)'
 const DESKTOP = { width: 1280, height: 900 }
@@ -388,8 +390,9 @@ describe('plan viewer in a real browser', () => {
     expect(await heldCard.locator('.decision').getAttribute('data-reason')).toBe('held')
     // decision, reason and ranks once each: the badge says the decision, the sentence the reason
     const sentence = (await heldCard.locator('.verdict-text').textContent()) ?? ''
+    const tier = { main: 'main tier', observe: 'observe tier', reject: 'reject tier' }[verdict.tier!]
     expect(sentence).toBe(
-      `already held in the portfolio (reject tier, market rank #${verdict.rank}, score ${verdict.score!.toFixed(1)}).`,
+      `already held in the portfolio (${tier}, market rank #${verdict.rank}, score ${verdict.score!.toFixed(1)}).`,
     )
 
     // "main list #3" on the card is the # of the table row
@@ -625,7 +628,10 @@ describe('plan viewer in a real browser', () => {
         components: { momentum: 12.5, trend: 10, heat: 25, upside: 8, liquidity: 6, quality: 7.2 },
         flags: ['limit_up_close', 'new_listing'],
       }
-      ;(body as unknown as { card_counts: Record<string, number> }).card_counts.weak_regime_demoted = 14
+      const plan = body as unknown as { card_counts: Record<string, number>; plan_version: string }
+      plan.card_counts.weak_regime_demoted = 14
+      // a PLAN_VERSION 2 plan: six components, each with its maximum
+      plan.plan_version = '2'
       // the walk-forward score (PLAN_VERSION 3) sends signal contributions instead
       body.main[1] = {
         ...body.main[1],
@@ -635,7 +641,7 @@ describe('plan viewer in a real browser', () => {
     })
     await loadViewer(page, `${server.base}/`)
     const row = page.locator('#main-table tr.row').first()
-    const P = BUILD_RULES.points
+    const P = V2_POINTS
     expect(await row.locator('td.score').getAttribute('title')).toBe(
       `动量 12.5/${P.momentum} + 趋势 10.0/${P.trend} + 题材热度 25.0/${P.heat} + 估值空间 8.0/${P.upside} + 流动性 6.0/${P.liquidity} + 质量 7.2/${P.quality}`,
     )
@@ -750,7 +756,8 @@ describe('plan viewer in a real browser', () => {
         await page.goto(`${server.base}/track-record?horizon=1`) // three plan days: 1-day outcomes only
         await page.locator('body[data-state="ready"]').waitFor()
         expect(await page.locator('html').getAttribute('lang')).toBe(locale === 'zh-CN' ? 'zh-CN' : 'en')
-        expect(await page.locator('.uplot canvas').count()).toBe(3)
+        const report = await json<{ weights?: unknown[] }>(`${server.base}/plan/track_record?horizon=1`)
+        expect(await page.locator('.uplot canvas').count()).toBe(3 + (report.weights?.length ? 1 : 0))
         expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(viewport.width)
         if (locale === 'zh-CN') {
           const report = await json<{ groups: { theme: { key: string }[] } }>(
@@ -801,7 +808,8 @@ describe('plan viewer in a real browser', () => {
 
   it('escapes HTML in the data', async () => {
     const plan = await json<Plan>(`${server.base}/plan`)
-    const target = plan.main[0]!
+    // a row with theme evidence to rewrite (since PLAN_VERSION 3 the first main row may have none)
+    const target = plan.main.find((r) => r.graph_evidence.length > 0)!
     await sql`
       update tier_scores set name = ${HOSTILE_NAME},
         graph_evidence = jsonb_set(graph_evidence, '{0,evidence}', to_jsonb(${HOSTILE_EVIDENCE}::text))

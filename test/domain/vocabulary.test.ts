@@ -1,25 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { renderPlanMarkdown } from '../../src/domain/markdown.js'
+import { SIGNAL_NAMES } from '../../src/domain/signals.js'
 import { englishTerm, VOCABULARY } from '../../src/domain/vocabulary.js'
 
 /** The signals of the walk-forward score (issue 27): the pages name each in both languages. */
-const SIGNALS = [
-  'reversal_5d',
-  'reversal_20d',
-  'momentum_6m_skip_1m',
-  'turnover',
-  'abnormal_turnover',
-  'volatility',
-  'idio_volatility',
-  'size',
-  'value_ep',
-  'value_bp',
-  'quality_roe',
-  'cash_conversion',
-  'heat',
-  'trend',
-  'liquidity',
-]
+const SIGNALS = [...SIGNAL_NAMES]
 
 const keysOf = (o: object) => Object.keys(o).sort()
 

@@ -60,6 +60,43 @@ const TIER = [
     (t, m) => t('tierRule.reject', { score: m[1], cut: m[2], pct: m[3], n: m[4], floor: m[5] }),
   ],
   [/^no observe cut: (\d+) eligible rows$/, (t, m) => t('tierRule.no_cut', { n: m[1] })],
+  // PLAN_VERSION 3: percentile entry, stay band and a fixed number of main places
+  [
+    /^score ([\d.]+) >= stay band ([\d.]+): kept from yesterday's main$/,
+    (t, m) => t('tierRule.stay', { score: m[1], stay: m[2] }),
+  ],
+  [
+    /^score ([\d.]+) >= entry ([\d.]+) \(percentile among (\d+) eligible\), a free main place$/,
+    (t, m) => t('tierRule.entry', { score: m[1], entry: m[2], n: m[3] }),
+  ],
+  [
+    /^weak regime: main limited to (\d+) places; score ([\d.]+) would be main on a normal day$/,
+    (t, m) => t('tierRule.weak_slots', { slots: m[1], score: m[2] }),
+  ],
+  [
+    /^score ([\d.]+) >= observe ([\d.]+); main is empty: (.+)$/,
+    (t, m) => t('tierRule.observe_empty', { score: m[1], observe: m[2], why: emptyWhy(t, m[3]) }),
+  ],
+  [
+    /^score ([\d.]+) >= entry ([\d.]+) but (a one-word board|closed limit-up) on T: not buyable at the open, no main place$/,
+    (t, m) => t(m[3] === 'a one-word board' ? 'tierRule.one_word' : 'tierRule.limit_up', { score: m[1], entry: m[2] }),
+  ],
+  [
+    /^score ([\d.]+) >= entry ([\d.]+), but main's (\d+) places are taken$/,
+    (t, m) => t('tierRule.full', { score: m[1], entry: m[2], slots: m[3] }),
+  ],
+  [
+    /^score ([\d.]+) >= observe ([\d.]+) \(percentile among (\d+) eligible\)$/,
+    (t, m) => t('tierRule.observe_pct', { score: m[1], observe: m[2], n: m[3] }),
+  ],
+  [
+    /^score ([\d.]+) fell below the stay band ([\d.]+): left main$/,
+    (t, m) => t('tierRule.left', { score: m[1], stay: m[2] }),
+  ],
+  [
+    /^score ([\d.]+) below observe ([\d.]+) \(percentile among (\d+) eligible\)$/,
+    (t, m) => t('tierRule.below_pct', { score: m[1], observe: m[2], n: m[3] }),
+  ],
   [/^hard invalidation: (.+)$/, (t, m) => t('tierRule.invalidated', { cause: cause(t, m[1]) })],
 ]
 
@@ -90,6 +127,20 @@ function translate(table, t, text) {
     if (m) return words(t, m)
   }
   return null
+}
+
+const EMPTY_MAIN = [
+  [/^no signal carries weight/, (t) => t('emptyMain.no_weight')],
+  [/^no stock passes the screen today/, (t) => t('emptyMain.no_eligible')],
+  [
+    /^no eligible stock scored at or above the entry ([\d.]+) today$/,
+    (t, m) => t('emptyMain.below_entry', { entry: m[1] }),
+  ],
+]
+
+/** Why `main` is empty (the build's words, also the plan's `main_empty`), as words. */
+export function emptyWhy(t, text) {
+  return translate(EMPTY_MAIN, t, text) ?? text
 }
 
 function cause(t, text) {

@@ -1,6 +1,6 @@
 // The plan viewer: reads the JSON endpoints and builds the page with textContent only (never innerHTML).
 import { pickLanguage, translator } from '/i18n.js'
-import { codeErrorWords, isCodeError, logicRuleWords, tierRuleWords } from '/rules.js'
+import { codeErrorWords, emptyWhy, isCodeError, logicRuleWords, tierRuleWords } from '/rules.js'
 import { drawStockChart } from '/stock-chart.js'
 import { csvText, matchesFilter, sortRows } from '/table.js'
 
@@ -236,7 +236,7 @@ function renderRegime(regime) {
 
 // ---- plan tables ----------------------------------------------------------------------------------------
 
-/** Points each component can reach (BUILD_RULES.points; a unit test keeps the two equal). */
+/** Points each component of a PLAN_VERSION 2 row could reach (that version's BUILD_RULES.points). */
 const COMPONENT_MAX = { momentum: 15, trend: 10, heat: 35, upside: 20, liquidity: 10, quality: 10 }
 
 /** Yuan as 亿 in Chinese and B in English, for market values. */
@@ -399,20 +399,28 @@ function headCell(key, numeric) {
   return el('th', { scope: 'col', class: numeric ? 'num' : null, title: tip === `${key}.tip` ? null : tip }, tr(key))
 }
 
-/** Signal contributions (PLAN_VERSION 3) when the row has them, else the six components with their maxima. */
+/** Whether points are per signal (PLAN_VERSION 3: no fixed maxima) rather than the six components of version 2. */
+function perSignal(points) {
+  const version = Number.parseInt(state.plan?.plan_version ?? '', 10)
+  return (Number.isFinite(version) && version >= 3) || Object.keys(points).some((k) => !COMPONENTS.includes(k))
+}
+
+/**
+ * The parts of a row's score: its points per signal (`contributions`, or `components` keyed by signal in
+ * PLAN_VERSION 3), or the six components of version 2 with their maxima; null when the row has none.
+ */
 function scoreParts(row) {
-  const contributions = row.contributions
-  if (contributions && typeof contributions === 'object' && Object.keys(contributions).length > 0)
-    return Object.entries(contributions)
+  const given = [row.contributions, row.components].find((p) => p && typeof p === 'object' && Object.keys(p).length > 0)
+  if (!given) return null
+  if (perSignal(given))
+    return Object.entries(given)
       .filter(([, v]) => isNum(v))
       .map(([k, v]) => ({ key: k, name: term('signal_name', k), tip: term('signalTip', k), points: v, max: null }))
-  const c = row.components
-  if (!c || typeof c !== 'object') return null
-  return COMPONENTS.filter((k) => isNum(c[k])).map((k) => ({
+  return COMPONENTS.filter((k) => isNum(given[k])).map((k) => ({
     key: k,
     name: term('component', k),
     tip: term('componentTip', k),
-    points: c[k],
+    points: given[k],
     max: COMPONENT_MAX[k],
   }))
 }
@@ -625,6 +633,9 @@ function emptyReason(list, plan) {
           n,
           parts: screens.map((k) => `${term('count', k)} ${counts[k]}`).join(state.i18n.lang === 'zh' ? '、' : ', '),
         })
+  // the build says why main is empty (PLAN_VERSION 3); the screening counts say what happened to the rest
+  if (list === 'main' && typeof plan.main_empty === 'string' && plan.main_empty)
+    return tr('empty.main.rule', { date: plan.date, why: emptyWhy(tr, plan.main_empty), screened })
   return tr(`empty.${list}.no_tier`, { date: plan.date, screened })
 }
 
