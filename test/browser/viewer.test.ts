@@ -668,6 +668,9 @@ describe('plan viewer in a real browser', () => {
     const secondDetail = page.locator('#main-table tr.detail').nth(1)
     expect(await secondDetail.locator('[data-component="reversal_5d"]').getAttribute('title')).toContain('反转')
     expect(await secondDetail.locator('[data-component="momentum_6m_skip_1m"] dd').textContent()).toBe('-2.3')
+    expect(await secondDetail.locator('p.why').allTextContents()).toContain(
+      '加分最多：题材热度 +30.0、5日反转 +4.5；拖累最多：6个月动量 -2.3',
+    )
     expect(errors).toEqual([])
   })
 

@@ -98,10 +98,14 @@ function signalWord(key) {
   return signal !== bare ? signal : term('component', bare)
 }
 
+/** Tick steps of a date axis, in seconds: whole days only, so a short range never repeats one date. */
+const DAY_STEPS = [1, 2, 5, 7, 14, 30, 61, 91, 182, 365].map((d) => d * 86_400)
+
 /** The x axis of a dated chart: plan dates T, labelled with when the return is realised. */
 function dateAxis(h) {
   return {
     label: h === 1 ? tr('tr.x_axis_one') : tr('tr.x_axis', { h }),
+    incrs: DAY_STEPS,
     values: (_u, ticks) => ticks.map((t) => dateOf(t).slice(5)),
   }
 }
@@ -248,7 +252,7 @@ function draw() {
             })),
           ],
           axes: [
-            { values: (_u, ticks) => ticks.map((t) => dateOf(t).slice(5)) },
+            { incrs: DAY_STEPS, values: (_u, ticks) => ticks.map((t) => dateOf(t).slice(5)) },
             { label: tr('tr.y_weight'), size: 56, values: (_u, ticks) => ticks.map((t) => t.toFixed(2)) },
           ],
         },

@@ -442,12 +442,13 @@ function whyLines(row) {
     const sep = state.i18n.lang === 'zh' ? '、' : ', '
     if (parts[0].max === null) {
       const sorted = [...parts].sort((a, b) => b.points - a.points)
-      lines.push(
-        tr('why.contributions', {
-          up: sorted.slice(0, 2).map(partText).join(sep),
-          down: sorted.slice(-2).reverse().map(partText).join(sep),
-        }),
-      )
+      const pulls = sorted.filter((p) => p.points > 0).slice(0, 2)
+      const drags = sorted
+        .filter((p) => p.points < 0)
+        .slice(-2)
+        .reverse()
+      const list = (ps) => (ps.length === 0 ? tr('changes.none') : ps.map(partText).join(sep))
+      lines.push(tr('why.contributions', { up: list(pulls), down: list(drags) }))
     } else {
       const weakest = [...parts].sort((a, b) => a.points / a.max - b.points / b.max).slice(0, 2)
       lines.push(tr('why.weakest', { parts: weakest.map(partText).join(sep) }))
