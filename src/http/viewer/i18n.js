@@ -27,5 +27,5 @@ export function translator(lang) {
     )
   /** The word for an internal key; an unknown key is shown as it came (never hidden). */
   const term = (group, key) => (key === null || key === undefined ? '–' : (dict[group]?.[key] ?? String(key)))
-  return { lang, t, term, glossary: dict.glossary, locale: lang === 'zh' ? 'zh-CN' : 'en-GB' }
+  return { lang, t, term, terms: dict, glossary: dict.glossary, locale: lang === 'zh' ? 'zh-CN' : 'en-GB' }
 }

@@ -158,10 +158,20 @@ function applyLanguage() {
   sw.textContent = tr('lang.switch')
   sw.setAttribute('lang', lang === 'zh' ? 'en' : 'zh')
   sw.setAttribute('aria-label', tr('lang.switch.label'))
+  renderGlossary()
+}
+
+/** The glossary: the score's parts as the plan on screen has them (signals from PLAN_VERSION 3), and the states. */
+function renderGlossary() {
+  const version = Number.parseInt(state.plan?.plan_version ?? '', 10)
+  const parts =
+    Number.isFinite(version) && version >= 3
+      ? Object.keys(state.i18n.terms.signal_name).map((k) => [term('signal_name', k), term('signalTip', k)])
+      : COMPONENTS.map((c) => [term('component', c), term('componentTip', c)])
   $('glossary-list').replaceChildren(
     ...[
       ...state.i18n.glossary,
-      ...COMPONENTS.map((c) => [term('component', c), term('componentTip', c)]),
+      ...parts,
       ...['forming', 'confirmed', 'weakening', 'broken'].map((s) => [term('state', s), term('stateTip', s)]),
     ].flatMap(([word, meaning]) => [
       el('dt', { class: 'glossary-term' }, word),
@@ -965,6 +975,7 @@ function renderPlan() {
     renderPlanTable(list)
   }
   renderChanges()
+  renderGlossary()
   renderSegments(plan.segments_pointed ?? [])
   renderWatch(plan.watch ?? [], plan)
   renderExamples(plan)
