@@ -231,7 +231,7 @@ const en = {
     '{n} trading days to {date}, prices forward-adjusted to that day. Shaded: days in the main list (red) and the observe list (amber); ▲ marks a logic-state change.',
   'stock.volume': 'Volume',
   'stock.date': 'Date',
-  'stock.price': 'Price (yuan, forward-adjusted)',
+  'stock.price': 'yuan, fwd-adjusted',
   'stock.ma20': 'MA20',
   'stock.ma60': 'MA60',
   'stock.candle': 'O {open} H {high} L {low} C {close}',
