@@ -526,6 +526,12 @@ describe('plan viewer in a real browser', () => {
     await page.locator(`#stock-panel[data-loaded="${other} ${dates[1]}"]`).waitFor()
     await page.locator('#stock-close').click()
     expect(await page.locator('#stock-panel').isHidden()).toBe(true)
+    // and from the keyboard: Escape closes it
+    await page.locator(`#main-table tr.row[data-code="${code}"] button.chart-open`).click()
+    await page.locator('#stock-panel[data-loaded]').waitFor()
+    await page.locator('#stock-title').focus()
+    await page.keyboard.press('Escape')
+    expect(await page.locator('#stock-panel').isHidden()).toBe(true)
     expect(errors).toEqual([])
   })
 

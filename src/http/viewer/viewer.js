@@ -1068,6 +1068,10 @@ function onKey(event) {
     return
   }
   if (typing) return
+  if (event.key === 'Escape' && state.stock.code) {
+    closeStock()
+    return
+  }
   if (event.key === '/') {
     event.preventDefault()
     $('lookup-codes').focus()
