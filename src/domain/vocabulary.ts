@@ -269,7 +269,7 @@ const en = {
     'Caution: with a {h}-day horizon consecutive plan days share {shared} days of returns, so {days} plan days hold only about {independent} independent windows. The t uses Hansen-Hodrick errors for that overlap; the information ratio and ICIR do not, and overstate the evidence.',
   'tr.equity': 'Main list vs benchmark (after costs)',
   'tr.equity_note':
-    '{invested} of {days} plan days had tradable main names; the others hold nothing and leave the curves flat.',
+    'Each point is a plan date T; its return is realised at the T+{h} close, {h} trading days later. {invested} of {days} plan days had tradable main names; the others hold nothing and leave the curves flat.',
   'tr.x_axis': 'plan date T (realised T+{h})',
   'tr.x_axis_one': 'plan date T (realised T+1)',
   'tr.y_growth': 'growth of 1 yuan',

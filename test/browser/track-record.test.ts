@@ -103,6 +103,7 @@ describe('track record: API and page in a real browser', () => {
     expect(components.every((c) => c && !c.includes('_'))).toBe(true)
     // the x axis is the plan date T and says when the return is realised; no caveat for a 1-day horizon
     expect(await page.locator('#chart-equity').getAttribute('data-x-label')).toBe('plan date T (realised T+1)')
+    expect(await page.locator('#equity-note').textContent()).toContain('its return is realised at the T+1 close')
     expect(await page.locator('#overlap').isHidden()).toBe(true)
     expect(await page.locator('#empty').isHidden()).toBe(true)
     await screenshot(page, 'track-record.png')
