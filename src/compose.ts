@@ -17,6 +17,7 @@ import { createLogicStateService, type LogicStateService } from './services/logi
 import { createPlanService, type PlanObserver, type PlanService } from './services/plan.service.js'
 import { createPlanAssembler, type PlanAssembler } from './services/plan-assembler.js'
 import { createPlanDays } from './services/plan-days.js'
+import { createStockService, type StockService } from './services/stock.service.js'
 import { createTrackRecordService, type TrackRecordService } from './services/track-record.service.js'
 import { createVerdictService, type VerdictService } from './services/verdict.service.js'
 import { type BarsSource, loadBarHistory } from './storage/bar-history.js'
@@ -28,6 +29,7 @@ import { createPlanFiles, type PlanFiles } from './storage/plan-files.js'
 import { createPlanInputRepository, type PlanInputRepository } from './storage/plan-input.repository.js'
 import { createReplayRunsRepository } from './storage/replay-runs.repository.js'
 import { createSignalIcRepository } from './storage/signal-ic.repository.js'
+import { createStockRepository } from './storage/stock.repository.js'
 import { storeChangeListener } from './storage/store-changes.js'
 import { createTierRepository, type TierRepository } from './storage/tier.repository.js'
 import { createTrackRecordRepository } from './storage/track-record.repository.js'
@@ -53,6 +55,7 @@ export interface Services {
   readonly verdicts: VerdictService
   readonly logicStates: LogicStateService
   readonly trackRecord: TrackRecordService
+  readonly stocks: StockService
   readonly steps: Readonly<{ build: ChainStep; plan: ChainStep; 'push-pool': ChainStep; outcomes: ChainStep }>
   readonly chain: (
     args: { date?: string },
@@ -233,6 +236,7 @@ export function createServices(
     verdicts,
     logicStates,
     trackRecord: createTrackRecordService({ repository: createTrackRecordRepository(store.db) }),
+    stocks: createStockService({ stocks: createStockRepository(store.db), latestDate }),
     steps,
     replay: async (args, signal, replayProgress = progress) =>
       runReplay(

@@ -14,6 +14,8 @@ export type DomainErrorCode =
   | 'TierTableEmpty'
   /** The date has no tier rows, so there is no plan (nor verdict) for it. */
   | 'PlanNotFound'
+  /** A well-formed code the store knows nothing about (no security row, no bar). */
+  | 'StockNotFound'
   /** Reading what a lookup needs failed (the detail carries the store's own text). */
   | 'LookupFailed'
   /** The store cannot be read and there is nothing usable to answer from instead. */

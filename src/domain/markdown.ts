@@ -1,6 +1,7 @@
 import { TIER_RULES } from './build-rules.js'
 import type { PlanBody, PlanRow } from './plan-types.js'
 import type { Market, Regime } from './regime.js'
+import { englishTerm } from './vocabulary.js'
 
 /** Data text made safe for a Markdown table cell: no HTML, no pipes, no links or images, no line breaks. */
 export function escapeMarkdown(text: string): string {
@@ -35,10 +36,10 @@ function marketLines(market: Market | Record<string, never>): string[] {
   if (!('breadth' in market)) return []
   const { breadth, limits, turnover, trend } = market
   return [
-    `- breadth: ${breadth.signal} (up ${breadth.up ?? '—'}, down ${breadth.down ?? '—'}, up ratio ${pct(breadth.up_ratio)})`,
-    `- limits: ${limits.signal} (limit-up ${limits.limit_up ?? '—'}, limit-down ${limits.limit_down ?? '—'})`,
-    `- turnover: ${turnover.signal} (ratio to MA20 ${turnover.ratio ?? '—'})`,
-    `- trend: ${trend.signal} (${cell(trend.index)} close ${trend.close ?? '—'} vs MA20 ${trend.ma20 ?? '—'}, ${pct(trend.pct_above_ma20)} of stocks above MA20)`,
+    `- breadth: ${englishTerm('signal', breadth.signal)} (up ${breadth.up ?? '—'}, down ${breadth.down ?? '—'}, up ratio ${pct(breadth.up_ratio)})`,
+    `- limits: ${englishTerm('signal', limits.signal)} (limit-up ${limits.limit_up ?? '—'}, limit-down ${limits.limit_down ?? '—'})`,
+    `- turnover: ${englishTerm('signal', turnover.signal)} (ratio to MA20 ${turnover.ratio ?? '—'})`,
+    `- trend: ${englishTerm('signal', trend.signal)} (${cell(trend.index)} close ${trend.close ?? '—'} vs MA20 ${trend.ma20 ?? '—'}, ${pct(trend.pct_above_ma20)} of stocks above MA20)`,
   ]
 }
 
@@ -59,7 +60,7 @@ export function renderPlanMarkdown(plan: PlanBody, regime: Regime, market: Marke
     '',
     `Plan version ${cell(plan.plan_version)} · generated ${cell(plan.generated_at)}`,
     '',
-    `**Regime:** ${cell(regime.status)}${regime.weak_day ? ' (weak day)' : ''} — ${cell(regime.source)}`,
+    `**Regime:** ${cell(englishTerm('regime', regime.status))}${regime.weak_day ? ' (weak day)' : ''} — ${cell(regime.source)}`,
     ...marketLines(market),
     '',
     `## Main (${plan.main.length})`,

@@ -8,6 +8,7 @@ import { deadlineProbe } from '../services/deadline.js'
 import type { LogicStateService } from '../services/logic-state.service.js'
 import { createMetrics, type Metrics } from '../services/metrics.js'
 import type { PlanService } from '../services/plan.service.js'
+import type { StockService } from '../services/stock.service.js'
 import type { TrackRecordService } from '../services/track-record.service.js'
 import type { VerdictService } from '../services/verdict.service.js'
 import type { TierRepository } from '../storage/tier.repository.js'
@@ -23,6 +24,7 @@ import healthRoutes from './routes/health.routes.js'
 import logicStateRoutes from './routes/logic-state.routes.js'
 import metricsRoutes from './routes/metrics.routes.js'
 import planRoutes from './routes/plan.routes.js'
+import stockRoutes from './routes/stock.routes.js'
 import trackRecordRoutes from './routes/track-record.routes.js'
 import trackRecordViewerRoutes from './routes/track-record-viewer.routes.js'
 import verdictRoutes from './routes/verdict.routes.js'
@@ -40,6 +42,7 @@ export interface AppDeps {
   readonly verdicts: VerdictService
   readonly logicStates: LogicStateService
   readonly trackRecord: TrackRecordService
+  readonly stocks: StockService
   /** Request metrics and `GET /metrics`; a fresh registry when not given. */
   readonly metrics?: Metrics
   /** Registered last, e.g. the scheduler router when its key is configured. */
@@ -128,6 +131,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(planRoutes, { plans: deps.plans, responses: planResponses, lane })
   await app.register(verdictRoutes, { verdicts: deps.verdicts })
   await app.register(logicStateRoutes, { logicStates: deps.logicStates })
+  await app.register(stockRoutes, { stocks: deps.stocks })
   await app.register(viewerRoutes, { version: APP_VERSION })
   await app.register(trackRecordRoutes, { trackRecord: deps.trackRecord })
   await app.register(trackRecordViewerRoutes)

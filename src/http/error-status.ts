@@ -7,6 +7,7 @@ export const STATUS_BY_CODE: Readonly<Record<DomainErrorCode, number>> = {
   QueryInvalid: 422,
   TierTableEmpty: 404,
   PlanNotFound: 404,
+  StockNotFound: 404,
   LookupFailed: 500,
   StoreUnavailable: 503,
   PlanFileNotWritten: 503,

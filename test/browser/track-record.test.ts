@@ -2,10 +2,15 @@ import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { VOCABULARY } from '../../src/domain/vocabulary.js'
 import type { TrackRecordReport } from '../../src/services/track-record.service.js'
 import { buildTestApp, listenLocal, type TestApp } from '../support/app.js'
 import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
 import type { TestDatabase } from '../support/test-db.js'
+
+/** The browser's own, inside page functions (the test's TypeScript has no DOM library). */
+declare const getComputedStyle: (node: unknown) => { color: string }
+
 import { launchChromium, type OpenedPage, openPage, screenshot } from './browser.js'
 
 describe('track record: API and page in a real browser', () => {
@@ -63,23 +68,43 @@ describe('track record: API and page in a real browser', () => {
     expect(page.headers.get('content-security-policy')).toContain("script-src 'self'")
   })
 
-  it('draws the charts and tables of the API figures, and says so when a horizon has no outcomes', async () => {
+  it('draws the charts and tables of the API figures in words, and says so when a horizon has no outcomes', async () => {
     const opened = await openPage(browser, { width: 1280, height: 900 })
     pages.push(opened)
     const { page } = opened
     await page.goto(`${base}/track-record?horizon=1`)
     await page.locator('body[data-state="ready"]').waitFor()
     const api = (await (await fetch(`${base}/plan/track_record?horizon=1`)).json()) as TrackRecordReport
-    // three uPlot charts, each a canvas with its legend
-    expect(await page.locator('.uplot canvas').count()).toBe(3)
+    // three uPlot charts, each a canvas with its legend, and the signal weights when the builds stored them
+    const weighted = (api as { weights?: unknown[] }).weights?.length ? 1 : 0
+    expect(await page.locator('.uplot canvas').count()).toBe(3 + weighted)
+    expect(await page.locator('#weights-section').isHidden()).toBe(weighted === 0)
     expect(await page.locator('#chart-ic .u-legend').textContent()).toContain('rank IC')
     const facts = await page.locator('#summary div').allTextContents()
     expect(facts[0]).toBe(`Plan days${api.days}`)
     expect(facts[1]).toBe(`Mean rank IC${api.ic.score.mean!.toFixed(3)}`)
+    // gains red, losses green (A-share colours)
+    const mean = page.locator('#summary div').nth(1).locator('dd')
+    expect(await mean.getAttribute('class')).toBe(api.ic.score.mean! > 0 ? 'up' : 'down')
+    expect(await mean.evaluate((n) => getComputedStyle(n).color)).toBe(
+      api.ic.score.mean! > 0 ? 'rgb(208, 2, 27)' : 'rgb(10, 138, 58)',
+    )
     const decisions = await page.locator('#table-decision tr td:first-child').allTextContents()
-    expect(decisions).toEqual(api.groups.decision.map((g) => g.key))
+    const decisionWords: Record<string, string> = { main: 'main list', observe: 'observe list', reject: 'not selected' }
+    expect(decisions).toEqual(api.groups.decision.map((g) => decisionWords[g.key]))
     const components = await page.locator('#table-components tr td:first-child').allTextContents()
-    expect(components).toEqual(['score', ...Object.keys(api.ic.components)])
+    // a component (`pts_momentum`, PLAN_VERSION 2) or a signal (`reversal_5d`, 3) by its English name
+    const en = VOCABULARY.terms.en
+    const word = (key: string) => {
+      const bare = key.replace(/^pts_/, '') as keyof typeof en.component & keyof typeof en.signal_name
+      return en.signal_name[bare] ?? en.component[bare]
+    }
+    expect(components).toEqual(['score', ...Object.keys(api.ic.components).map(word)])
+    expect(components.every((c) => c && !c.includes('_'))).toBe(true)
+    // the x axis is the plan date T and says when the return is realised; no caveat for a 1-day horizon
+    expect(await page.locator('#chart-equity').getAttribute('data-x-label')).toBe('plan date T (realised T+1)')
+    expect(await page.locator('#equity-note').textContent()).toContain('its return is realised at the T+1 close')
+    expect(await page.locator('#overlap').isHidden()).toBe(true)
     expect(await page.locator('#empty').isHidden()).toBe(true)
     await screenshot(page, 'track-record.png')
     expect(opened.errors).toEqual([])
@@ -90,6 +115,46 @@ describe('track record: API and page in a real browser', () => {
     await page.locator('#empty').waitFor({ state: 'visible' })
     expect(await page.locator('.uplot').count()).toBe(0)
     expect(page.url()).toContain('horizon=20')
+  })
+
+  it('speaks Chinese with the viewer’s switch, explains overlapping windows, draws signal weights, and says an unknown horizon', async () => {
+    const opened = await openPage(browser, { width: 375, height: 812 }, 'zh-CN')
+    pages.push(opened)
+    const { page } = opened
+    const weights = demo.planned.slice(0, 3).map((date, i) => ({
+      date,
+      weights: { reversal_5d: 0.3 - i * 0.05, momentum_6m_skip_1m: 0.2 + i * 0.05, heat: 0.5 },
+    }))
+    // the walk-forward score (issue 27) adds `weights`; the page draws them when they are there
+    await page.route(/\/plan\/track_record\?/, async (route) => {
+      const response = await route.fetch()
+      await route.fulfill({ response, json: { ...(await response.json()), weights } })
+    })
+    await page.goto(`${base}/track-record?horizon=3`)
+    await page.locator('body[data-state="ready"]').waitFor()
+    expect(await page.locator('html').getAttribute('lang')).toBe('zh-CN')
+    expect(await page.locator('#notice').textContent()).toBe(
+      '地址中的持有期“3”不可用（只有 1、5、20 个交易日），改为显示 5。',
+    )
+    expect(await page.locator('#horizon').inputValue()).toBe('5')
+    const api = (await (await fetch(`${base}/plan/track_record?horizon=5`)).json()) as TrackRecordReport
+    expect(await page.locator('#overlap').textContent()).toContain(
+      `${api.days} 个计划日只相当于约 ${Math.floor(api.days / 5)} 个独立窗口`,
+    )
+    expect(await page.locator('#chart-weights').getAttribute('data-signals')).toBe('3')
+    expect(await page.locator('#chart-weights .u-legend').textContent()).toContain('5日反转')
+    // the legend's date is the plan date itself, with no time of day, whatever the browser's zone
+    expect(await page.locator('#chart-equity .u-legend').textContent()).not.toMatch(/\d{1,2}:\d{2}|[ap]m/)
+    expect(await page.locator('#table-decision tr td:first-child').first().textContent()).toBe('主选')
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375)
+    await page.locator('#lang-switch').click()
+    await page.locator('html[lang="en"]').waitFor()
+    expect(await page.locator('#chart-weights .u-legend').textContent()).toContain('5-day reversal')
+    // the choice is the viewer's: the plan page opens in English now
+    await page.goto(`${base}/`)
+    await page.locator('body[data-loaded-date]').waitFor()
+    expect(await page.locator('html').getAttribute('lang')).toBe('en')
+    expect(opened.errors).toEqual([])
   })
 
   it('shows the API error text when the range is reversed', async () => {

@@ -1,6 +1,8 @@
+import { readFile } from 'node:fs/promises'
 import { sql } from 'kysely'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { VOCABULARY } from '../../src/domain/vocabulary.js'
 import { buildTestApp, listenLocal, type TestApp } from '../support/app.js'
 import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
 import type { TestDatabase } from '../support/test-db.js'
@@ -17,6 +19,7 @@ interface Row {
   pct_chg: number | null
   turnover_rate: number | null
   upside: number | null
+  theme: string | null
   logic_state: string | null
   graph_evidence: { theme: string; segment: string; evidence: string }[]
 }
@@ -37,12 +40,14 @@ interface Verdict {
   reason?: string | null
   card_rank?: number | null
   rank?: number | null
+  score?: number | null
+  tier?: 'main' | 'observe' | 'reject'
   verdict_text?: string
   error?: string
 }
 
 /** The browser's own, inside page functions (the test's TypeScript has no DOM library). */
-declare const getComputedStyle: (node: unknown) => { color: string; printColorAdjust: string }
+declare const getComputedStyle: (node: unknown) => { color: string; printColorAdjust: string; fontSize: string }
 
 const HOSTILE_NAME = '<img src=x onerror=window.__pwned=1>'
 const HOSTILE_EVIDENCE = '<script>window.__pwned=2</script>'
@@ -58,6 +63,8 @@ const RAW_KEYS = [
   'illiquid',
   'limit_up_close',
 ]
+/** What each of PLAN_VERSION 2's six components could reach (its BUILD_RULES.points, as the viewer shows them). */
+const V2_POINTS = { heat: 35, momentum: 15, trend: 10, upside: 20, liquidity: 10, quality: 10 }
 const RED = 'rgb(208, 2, 27)'
 const GREEN = 'rgb(10, 138, 58)'
 const DESKTOP = { width: 1280, height: 900 }
@@ -92,6 +99,44 @@ async function tableRows(page: Page, table: string) {
 
 const expected = (rows: Row[]) =>
   rows.map((r) => ({ code: r.code, name: r.name, score: r.score.toFixed(1), card: String(r.card_rank) }))
+
+/** Latin words (two letters or more) of a Chinese page that neither the Chinese vocabulary nor the data has. */
+function latinWordsOutsideVocabulary(shown: string, data: readonly string[]): string[] {
+  const words = (text: string) => text.match(/[A-Za-z][A-Za-z_-]+/g) ?? [] // grades A-D are single letters
+  const allowed = new Set(
+    words(JSON.stringify(VOCABULARY.text.zh) + JSON.stringify(VOCABULARY.terms.zh) + data.join(' ')),
+  )
+  return [...new Set(words(shown))].filter((w) => !allowed.has(w))
+}
+
+/** RFC 4180 rows (quoted fields, doubled quotes, CRLF), as the export writes them. */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = []
+  let row: string[] = []
+  let field = ''
+  let quoted = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"'
+        i++
+      } else if (c === '"') quoted = false
+      else field += c
+    } else if (c === '"') quoted = true
+    else if (c === ',') {
+      row.push(field)
+      field = ''
+    } else if (c === '\r' && text[i + 1] === '\n') {
+      row.push(field)
+      rows.push(row)
+      row = []
+      field = ''
+      i++
+    } else field += c
+  }
+  return rows
+}
 
 const signed = (v: number) => `${v > 0 ? '+' : ''}${(v * 100).toFixed(2)}%`
 
@@ -315,7 +360,7 @@ describe('plan viewer in a real browser', () => {
     }
   })
 
-  it('looks up a held code and a bad code in words, with ranks that agree with the tables', async () => {
+  it('looks up a held code, a bad code and a duplicate in words, each said once; the state shown is the rule’s inputs', async () => {
     const { page, errors } = await open()
     const latest = await loadViewer(page, `${server.base}/`)
     const held = await sql<{ code: string }>`
@@ -325,25 +370,30 @@ describe('plan viewer in a real browser', () => {
     const plan = await json<Plan>(`${server.base}/plan`)
     const third = plan.main[Math.min(2, plan.main.length - 1)]!
     const bad = '600519.SZ'
-    await page.locator('#lookup-codes').fill(`${heldCode}  ${bad} ${third.code}`)
+    // the same code twice, as typed by hand: one card that names the other input
+    const duplicate = third.code.toLowerCase()
+    await page.locator('#lookup-codes').fill(`${heldCode}  ${bad} ${third.code} ${duplicate}`)
     await page.locator('#lookup-form button').click()
     const heldCard = page.locator(`.lookup-card[data-input="${heldCode}"]`)
     const badCard = page.locator(`.lookup-card[data-input="${bad}"]`)
     const mainCard = page.locator(`.lookup-card[data-input="${third.code}"]`)
     await Promise.all([heldCard.waitFor(), badCard.waitFor(), mainCard.waitFor()])
+    expect(await page.locator('.lookup-card').count()).toBe(3)
+    expect(await mainCard.locator('.also').textContent()).toContain(duplicate)
 
     const verdicts = await json<{ verdicts: Verdict[] }>(
       `${server.base}/plan/verdict?codes=${heldCode},${bad}&date=${latest}`,
     )
-    const states = await json<{ states: Record<string, unknown>[] }>(
-      `${server.base}/logic_state?codes=${heldCode},${bad}&date=${latest}`,
-    )
     const verdict = verdicts.verdicts[0]!
     expect(verdict).toMatchObject({ decision: 'reject', reason: 'held' })
     expect(await heldCard.locator('.decision').textContent()).toBe('not selected')
-    expect(await heldCard.locator('.reason').textContent()).toBe('already held in the portfolio')
-    expect(await heldCard.locator('.verdict-text').getAttribute('title')).toBe(verdict.verdict_text)
-    expect(await heldCard.locator('.verdict-text').textContent()).toContain(`market rank #${verdict.rank}`)
+    expect(await heldCard.locator('.decision').getAttribute('data-reason')).toBe('held')
+    // decision, reason and ranks once each: the badge says the decision, the sentence the reason
+    const sentence = (await heldCard.locator('.verdict-text').textContent()) ?? ''
+    const tier = { main: 'main tier', observe: 'observe tier', reject: 'reject tier' }[verdict.tier!]
+    expect(sentence).toBe(
+      `already held in the portfolio (${tier}, market rank #${verdict.rank}, score ${verdict.score!.toFixed(1)}).`,
+    )
 
     // "main list #3" on the card is the # of the table row
     expect(await mainCard.locator('.decision').textContent()).toBe(`main list #${third.card_rank}`)
@@ -351,24 +401,29 @@ describe('plan viewer in a real browser', () => {
     expect(await row.locator('td.card-rank').textContent()).toBe(String(third.card_rank))
     expect(await row.locator('td.rank').textContent()).toBe(String(third.rank))
 
-    const state = states.states.find((s) => s.code === heldCode)!
+    // the state, its rule and the percentile EMA shown are the morning plan's stored rule inputs
+    const stored = await sql<{
+      logic_state: string
+      state_since: string
+      days_in_state: number
+      score_pct: number
+      pct_ema: number
+    }>`select logic_state, state_since, days_in_state, score_pct, pct_ema from stock_daily
+       where code = ${heldCode} and trade_date = ${latest}`.execute(t.db)
+    const rule = stored.rows[0]!
     const fact = (key: string) => heldCard.locator(`[data-fact="${key}"] dd`).textContent()
-    expect(await heldCard.locator('[data-fact="state.state"] .logic').getAttribute('data-state')).toBe(
-      state.logic_state,
-    )
-    expect(await fact('state.since')).toBe(state.state_since)
-    expect(await fact('state.days')).toBe(String(state.days_in_state))
-    expect(await fact('state.source')).toBe(
-      state.source === 'daily' ? 'stored with the morning plan' : 'computed now from current data',
-    )
-    expect(await heldCard.locator('.valuation').textContent()).toBe(
-      `Valuation: ${state.valuation_text ?? 'no valuation for this code (no usable earnings)'}`,
-    )
+    expect(await heldCard.locator('[data-fact="state.state"] .logic').getAttribute('data-state')).toBe(rule.logic_state)
+    expect(await fact('state.since')).toBe(rule.state_since)
+    expect(await fact('state.days')).toBe(String(rule.days_in_state))
+    expect(await fact('state.pct')).toBe(`${rule.score_pct.toFixed(0)} / ${rule.pct_ema.toFixed(0)}`)
+    expect(await fact('state.rule')).not.toMatch(/>=|^\w+:/) // the rule in words, not its source text
+    expect(await fact('state.source')).toBe('stored with the morning plan')
 
-    const badVerdict = verdicts.verdicts[1]!
-    expect(await badCard.locator('.verdict-error').textContent()).toBe(`Decision: ${badVerdict.error}`)
-    const badState = states.states.find((s) => s.input === bad)!
-    expect(await badCard.locator('.state-error').textContent()).toBe(`Logic state: ${badState.error}`)
+    // a bad code: one line, in words, however many lookups refused it
+    expect(await badCard.locator('.error').allTextContents()).toEqual([
+      `Not a stock code: “${bad}” says SZ but 600519 trades on SH`,
+    ])
+    expect(verdicts.verdicts[1]!.error).toContain('says SZ but 600519 trades on SH')
     expect(errors).toEqual([])
   })
 
@@ -386,15 +441,21 @@ describe('plan viewer in a real browser', () => {
     expect(errors).toEqual([])
   })
 
-  it('shows no internal key as it is, in either language', async () => {
+  it('shows no internal key as it is, in either language, and no English word in Chinese', async () => {
     for (const locale of ['zh-CN', 'en-US']) {
       const { page, errors } = await open(DESKTOP, locale)
       await loadViewer(page, `${server.base}/`)
       const plan = await json<Plan>(`${server.base}/plan`)
-      // codes with every kind of verdict: main, observe, held, rejected for a full list, absent
+      // codes with every kind of verdict: main, observe, held, rejected for a full list, absent, not a code
       const rejected = await sql<{ code: string }>`
         select code from tier_scores where trade_date = ${plan.date} order by rank desc limit 3`.execute(t.db)
-      const codes = [plan.main[0]!.code, plan.observe[0]!.code, ...rejected.rows.map((r) => r.code), '000002.SZ']
+      const codes = [
+        plan.main[0]!.code,
+        plan.observe[0]!.code,
+        ...rejected.rows.map((r) => r.code),
+        '000002.SZ',
+        '60051',
+      ]
       await page.locator('#lookup-codes').fill(codes.join(' '))
       await page.locator('#lookup-form button').click()
       await page
@@ -402,18 +463,164 @@ describe('plan viewer in a real browser', () => {
         .nth(codes.length - 1)
         .waitFor()
       await page.locator('#main-table tr.row button.toggle').first().click()
+      await page.locator('#main-table tr.row button.chart-open').first().click()
+      await page.locator('#stock-panel[data-loaded]').waitFor()
       await page.locator('#glossary summary').click()
       const shown = await page.locator('body').innerText()
-      for (const key of RAW_KEYS) expect(shown, `${locale}: ${key}`).not.toContain(key)
+      for (const key of [...RAW_KEYS, 'weak_regime_demoted', 'b_share'])
+        expect(shown, `${locale}: ${key}`).not.toContain(key)
       if (locale === 'zh-CN') {
         expect(await page.locator('#regime-source').textContent()).toMatch(
           /^\d{4}-\d{2}-\d{2} 快照：\d+ 项偏多，\d+ 项偏空$/,
         )
         const valuations = await page.locator('.lookup-card .valuation').allTextContents()
         expect(valuations.some((v) => v.startsWith('估值: 中性估值 '))).toBe(true)
+        // every Latin word on the Chinese page is one the Chinese vocabulary itself uses (PE, ROE, ST, ...) or
+        // comes from the data (codes, names, themes, evidence, industries)
+        const stock = await json<{ industry: string | null }>(`${server.base}/stock/${plan.main[0]!.code}`)
+        const data = [...plan.main, ...plan.observe].flatMap((r) => [
+          r.code,
+          r.name,
+          ...r.graph_evidence.flatMap((e) => [e.theme, e.segment, e.evidence]),
+        ])
+        const foreign = latinWordsOutsideVocabulary(shown, [...data, stock.industry ?? ''])
+        expect(foreign, 'Latin words on the Chinese page').toEqual([])
       }
       expect(errors).toEqual([])
     }
+  })
+
+  it('draws a stock’s chart from a row and from the lookup: a candle per stored traded day, with the plan’s marks', async () => {
+    const { page, errors } = await open(DESKTOP, 'zh-CN')
+    const latest = await loadViewer(page, `${server.base}/`)
+    const plan = await json<Plan>(`${server.base}/plan`)
+    const code = plan.main[0]!.code
+    await page.locator(`#main-table tr.row[data-code="${code}"] button.chart-open`).click()
+    await page.locator(`#stock-panel[data-loaded="${code} ${latest}"]`).waitFor()
+    const traded = await sql<{ n: number }>`
+      select count(*)::int as n from daily_bars
+      where code = ${code} and trade_date <= ${latest} and not is_suspended`.execute(t.db)
+    const candles = Math.min(120, traded.rows[0]!.n)
+    expect(await page.locator('#stock-chart').getAttribute('data-candles')).toBe(String(candles))
+    expect(await page.locator('#stock-chart .uplot canvas').count()).toBe(1)
+    const stock = await json<{
+      bars: { date: string; close: number; ma20: number | null }[]
+      marks: { date: string; state_since: string }[]
+    }>(`${server.base}/stock/${code}?date=${latest}`)
+    expect(stock.bars).toHaveLength(candles)
+    // forward-adjusted to the last bar: its close is the quoted close of the table
+    expect(stock.bars.at(-1)!.close).toBe(plan.main[0]!.close)
+    const changes = stock.marks.filter((m) => m.state_since === m.date).map((m) => m.date)
+    expect(
+      await page.locator('#stock-changes li').evaluateAll((n) => n.map((x) => x.getAttribute('data-date'))),
+    ).toEqual(changes)
+    expect(await page.locator('#stock-ohlc').textContent()).toContain(`收 ${plan.main[0]!.close!.toFixed(2)}`)
+
+    // from the lookup, for another code; the panel follows the date picker
+    const other = plan.observe[0]!.code
+    await page.locator('#lookup-codes').fill(other)
+    await page.locator('#lookup-form button').click()
+    await page.locator(`.lookup-card[data-input="${other}"] button.chart-open`).click()
+    await page.locator(`#stock-panel[data-loaded="${other} ${latest}"]`).waitFor()
+    await page.locator('#date-picker').selectOption(dates[1]!)
+    await page.locator(`#stock-panel[data-loaded="${other} ${dates[1]}"]`).waitFor()
+    await page.locator('#stock-close').click()
+    expect(await page.locator('#stock-panel').isHidden()).toBe(true)
+    // and from the keyboard: Escape closes it
+    await page.locator(`#main-table tr.row[data-code="${code}"] button.chart-open`).click()
+    await page.locator('#stock-panel[data-loaded]').waitFor()
+    await page.locator('#stock-title').focus()
+    await page.keyboard.press('Escape')
+    expect(await page.locator('#stock-panel').isHidden()).toBe(true)
+    expect(errors).toEqual([])
+  })
+
+  it('filters, sorts and exports what is on screen as CSV (UTF-8 with BOM) that parses back to the table', async () => {
+    const { page, errors } = await open(DESKTOP, 'zh-CN')
+    await loadViewer(page, `${server.base}/`)
+    const plan = await json<Plan>(`${server.base}/plan`)
+    const theme = plan.main.find((r) => r.theme)!.theme!
+    await page.locator('#main-tools .table-filter').fill(theme)
+    await page.locator('#main-tools .table-sort').selectOption('col.score')
+    await page.locator('#main-tools .table-dir').click() // descending
+    const rows = page.locator('#main-table tr.row')
+    const expectedCodes = plan.main
+      .filter((r) => r.theme?.includes(theme) || r.name.includes(theme))
+      .sort((a, b) => b.score - a.score)
+      .map((r) => r.code)
+    expect(await rows.locator('td.code').allTextContents()).toEqual(expectedCodes)
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.locator('#main-tools .table-csv').click(),
+    ])
+    const bytes = await readFile((await download.path())!)
+    expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf])
+    const csv = parseCsv(bytes.subarray(3).toString('utf8'))
+    const header = await page.locator('#main-table > thead th').allTextContents()
+    const cells = await rows.evaluateAll((trs) =>
+      trs.map((tr) => [...tr.children].slice(1).map((td) => td.textContent ?? '')),
+    )
+    expect(csv[0]).toEqual(header.slice(1).map((h) => h.replace(/ [↑↓]$/, '')))
+    expect(csv.slice(1).map((r) => r.slice(0, -1))).toEqual(cells.map((r) => r.slice(0, -1)))
+    // the verdict column is exported in words, as the badges read
+    expect(csv.slice(1).map((r) => r.at(-1))).toEqual(
+      await rows.evaluateAll((trs) =>
+        trs.map((tr) => [...tr.querySelectorAll('td.verdict .badge')].map((b) => b.textContent).join(' · ')),
+      ),
+    )
+    expect(errors).toEqual([])
+  })
+
+  it('marks what changed since the previous plan, equal to a SQL diff of the two dates', async () => {
+    const { page, errors } = await open()
+    const latest = await loadViewer(page, `${server.base}/`)
+    const previous = dates[1]!
+    const plan = await json<Plan>(`${server.base}/plan`)
+    const diff = await sql<{ code: string; was_main: boolean; rank_delta: number | null; score_delta: number | null }>`
+      select s.code,
+        exists (select 1 from stock_daily d where d.code = s.code and d.trade_date = ${previous} and d.verdict = 'main') as was_main,
+        p.rank - s.rank as rank_delta, s.score - p.score as score_delta
+      from tier_scores s left join tier_scores p on p.code = s.code and p.trade_date = ${previous}
+      where s.trade_date = ${latest} and s.code = any(${plan.main.map((r) => r.code)})`.execute(t.db)
+    const shown = await page.locator('#main-table tr.row').evaluateAll((trs) =>
+      trs.map((tr) => {
+        const cell = tr.querySelector('td.delta') as unknown as { dataset: Record<string, string> }
+        return {
+          code: tr.getAttribute('data-code'),
+          isNew: tr.querySelector('td.delta .new') !== null,
+          rank: cell.dataset.rankDelta ?? null,
+          score: cell.dataset.scoreDelta ?? null,
+        }
+      }),
+    )
+    const byCode = new Map(diff.rows.map((d) => [d.code, d]))
+    expect(shown).toEqual(
+      plan.main.map((r) => {
+        const d = byCode.get(r.code)!
+        return {
+          code: r.code,
+          isNew: !d.was_main,
+          rank: d.rank_delta === null ? null : String(d.rank_delta),
+          score: d.score_delta === null ? null : d.score_delta.toFixed(1),
+        }
+      }),
+    )
+    const newNames = diff.rows.filter((d) => !d.was_main).map((d) => d.code)
+    expect(newNames.length).toBeGreaterThan(0)
+    expect(
+      (
+        await page.locator('[data-change="new-main"] li').evaluateAll((n) => n.map((x) => x.getAttribute('data-code')))
+      ).sort(),
+    ).toEqual(newNames.sort())
+    const gone = await sql<{ code: string }>`
+      select code from stock_daily where trade_date = ${previous} and verdict = 'main'
+        and code <> all(${plan.main.map((r) => r.code)}) order by code`.execute(t.db)
+    expect(
+      (
+        await page.locator('[data-change="gone-main"] li').evaluateAll((n) => n.map((x) => x.getAttribute('data-code')))
+      ).sort(),
+    ).toEqual(gone.rows.map((r) => r.code))
+    expect(errors).toEqual([])
   })
 
   it('renders score components and flags when rows carry them, with explanations', async () => {
@@ -424,23 +631,52 @@ describe('plan viewer in a real browser', () => {
       const body = (await response.json()) as { main: Array<Record<string, unknown>> }
       body.main[0] = {
         ...body.main[0],
-        components: { momentum: 20.5, trend: 10, heat: 25, upside: 8, liquidity: 6, quality: 7.2 },
+        components: { momentum: 12.5, trend: 10, heat: 25, upside: 8, liquidity: 6, quality: 7.2 },
         flags: ['limit_up_close', 'new_listing'],
+      }
+      const plan = body as unknown as { card_counts: Record<string, number>; plan_version: string }
+      plan.card_counts.weak_regime_demoted = 14
+      // a PLAN_VERSION 2 plan: six components, each with its maximum
+      plan.plan_version = '2'
+      // the walk-forward score (PLAN_VERSION 3) sends signal contributions instead
+      body.main[1] = {
+        ...body.main[1],
+        contributions: { reversal_5d: 4.5, momentum_6m_skip_1m: -2.25, heat: 30, value_ep: 1 },
       }
       await route.fulfill({ response, json: body })
     })
     await loadViewer(page, `${server.base}/`)
     const row = page.locator('#main-table tr.row').first()
+    const P = V2_POINTS
     expect(await row.locator('td.score').getAttribute('title')).toBe(
-      '动量 20.5 + 趋势 10.0 + 题材热度 25.0 + 估值空间 8.0 + 流动性 6.0 + 质量 7.2',
+      `动量 12.5/${P.momentum} + 趋势 10.0/${P.trend} + 题材热度 25.0/${P.heat} + 估值空间 8.0/${P.upside} + 流动性 6.0/${P.liquidity} + 质量 7.2/${P.quality}`,
     )
     expect(await row.locator('.flag').allTextContents()).toEqual(['涨停收盘', '次新股'])
+    expect(await page.locator('#weak-note').textContent()).toBe(
+      '弱势市场：今日主选名额收紧，14 只主选层候选降入观察列表。',
+    )
+    expect(await page.locator('#card-counts [data-key="weak_regime_demoted"]').textContent()).toBe('弱势市场降级 14')
     expect(await row.locator('.flag').first().getAttribute('title')).toContain('涨停')
     expect(await row.locator('.logic').getAttribute('title')).toMatch(/^(形成中|已确认|走弱|已破坏)：/)
     await row.locator('button.toggle').click()
     const detail = page.locator('#main-table tr.detail').first()
-    expect(await detail.locator('[data-component="heat"] dd').textContent()).toBe('25.0')
+    expect(await detail.locator('[data-component="heat"] dd').textContent()).toBe(`25.0 / ${P.heat}`)
     expect(await detail.locator('[data-component="heat"]').getAttribute('title')).toContain('传导')
+    // the weakest parts against their maxima, in words
+    expect(await detail.locator('p.why').allTextContents()).toContain(
+      `最弱分项：估值空间 8.0/${P.upside}、流动性 6.0/${P.liquidity}`,
+    )
+    const second = page.locator('#main-table tr.row').nth(1)
+    expect(await second.locator('td.score').getAttribute('title')).toBe(
+      '5日反转 +4.5 + 6个月动量 -2.3 + 题材热度 +30.0 + 价值（盈利收益率） +1.0',
+    )
+    await second.locator('button.toggle').click()
+    const secondDetail = page.locator('#main-table tr.detail').nth(1)
+    expect(await secondDetail.locator('[data-component="reversal_5d"]').getAttribute('title')).toContain('反转')
+    expect(await secondDetail.locator('[data-component="momentum_6m_skip_1m"] dd').textContent()).toBe('-2.3')
+    expect(await secondDetail.locator('p.why').allTextContents()).toContain(
+      '加分最多：题材热度 +30.0、5日反转 +4.5；拖累最多：6个月动量 -2.3',
+    )
     expect(errors).toEqual([])
   })
 
@@ -495,10 +731,19 @@ describe('plan viewer in a real browser', () => {
         .first()
         .evaluate((n) => getComputedStyle(n).printColorAdjust),
     ).toBe('exact')
+    // codes and badges at the table's size, and the footer without the links' separators
+    const sizes = await page
+      .locator('#main-table tr.row')
+      .first()
+      .evaluate((tr) =>
+        ['td.close', 'td.code', 'td.code button', '.badge'].map((q) => getComputedStyle(tr.querySelector(q)).fontSize),
+      )
+    expect(new Set(sizes).size, sizes.join(' ')).toBe(1)
+    expect((await page.locator('footer').innerText()).trim()).toMatch(/^Daily Stock Plan Service [\d.]+$/)
     expect(errors).toEqual([])
   })
 
-  it('takes screenshots in both languages at desktop and phone width, nothing wider than the phone', async () => {
+  it('takes screenshots of both pages in both languages at desktop and phone width, nothing wider than the phone', async () => {
     const plan = await json<Plan>(`${server.base}/plan`)
     for (const locale of ['zh-CN', 'en-US']) {
       for (const [name, viewport] of [
@@ -511,9 +756,28 @@ describe('plan viewer in a real browser', () => {
         await page.locator('#lookup-codes').fill(`${plan.main[0]!.code}, 600519.SZ`)
         await page.locator('#lookup-form button').click()
         await page.locator('.lookup-card').nth(1).waitFor()
+        await page.locator('#main-table tr.row button.chart-open').first().click()
+        await page.locator('#stock-panel[data-loaded]').waitFor()
         const width = await page.evaluate('document.documentElement.scrollWidth')
         expect(width).toBeLessThanOrEqual(viewport.width)
         await screenshot(page, `viewer-${locale.slice(0, 2)}-${name}.png`)
+        // the track record page, in the same pooled page: its language follows the browser's too
+        await page.goto(`${server.base}/track-record?horizon=1`) // three plan days: 1-day outcomes only
+        await page.locator('body[data-state="ready"]').waitFor()
+        expect(await page.locator('html').getAttribute('lang')).toBe(locale === 'zh-CN' ? 'zh-CN' : 'en')
+        const report = await json<{ weights?: unknown[] }>(`${server.base}/plan/track_record?horizon=1`)
+        expect(await page.locator('.uplot canvas').count()).toBe(3 + (report.weights?.length ? 1 : 0))
+        expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(viewport.width)
+        if (locale === 'zh-CN') {
+          const report = await json<{ groups: { theme: { key: string }[] } }>(
+            `${server.base}/plan/track_record?horizon=1`,
+          )
+          const shown = await page.locator('body').innerText()
+          expect(latinWordsOutsideVocabulary(shown, [...report.groups.theme.map((g) => g.key), '000300.SH'])).toEqual(
+            [],
+          )
+        }
+        await screenshot(page, `track-record-${locale.slice(0, 2)}-${name}.png`)
         expect(errors).toEqual([])
       }
     }
@@ -553,7 +817,8 @@ describe('plan viewer in a real browser', () => {
 
   it('escapes HTML in the data', async () => {
     const plan = await json<Plan>(`${server.base}/plan`)
-    const target = plan.main[0]!
+    // a row with theme evidence to rewrite (since PLAN_VERSION 3 the first main row may have none)
+    const target = plan.main.find((r) => r.graph_evidence.length > 0)!
     await sql`
       update tier_scores set name = ${HOSTILE_NAME},
         graph_evidence = jsonb_set(graph_evidence, '{0,evidence}', to_jsonb(${HOSTILE_EVIDENCE}::text))

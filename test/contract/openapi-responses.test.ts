@@ -32,6 +32,8 @@ interface Request {
   /** A request body: media type and text. */
   readonly body?: readonly [string, string]
   readonly status: number
+  /** The documented path when the URL fills a template (`/stock/{code}`). */
+  readonly path?: string
 }
 
 interface OpenApiDoc {
@@ -67,6 +69,7 @@ describe('every response of the request set matches the served OpenAPI document'
   let port = 0
   let latest = ''
   let unplanned = ''
+  let known = ''
 
   beforeAll(async () => {
     empty = await createTestDatabase()
@@ -79,6 +82,7 @@ describe('every response of the request set matches the served OpenAPI document'
     const down = createDb('postgres://postgres@127.0.0.1:1/none', createLogger(testConfig()))
     apps.set('down', await buildTestApp(down, { PLAN_DATA_DIR: path.join(tmp, 'down') }))
     port = await listenLocal(apps.get('demo')!.app)
+    known = ((await apps.get('demo')!.app.inject('/plan')).json() as { main: Array<{ code: string }> }).main[0]!.code
   })
   afterAll(async () => {
     for (const a of apps.values()) await a.close()
@@ -128,6 +132,25 @@ describe('every response of the request set matches the served OpenAPI document'
       { target: 'demo', method: 'GET', url: '/plan/track_record?horizon=1&benchmark=000300.SH', status: 200 },
       { target: 'demo', method: 'GET', url: '/plan/track_record?horizon=3', status: 422 },
       { target: 'down', method: 'GET', url: '/plan/track_record', status: 503 },
+      { target: 'demo', method: 'GET', url: `/stock/${known}?days=20`, status: 200, path: '/stock/{code}' },
+      {
+        target: 'demo',
+        method: 'GET',
+        url: `/stock/${known.slice(0, 6)}?date=${demo.planned[0]}`,
+        status: 200,
+        path: '/stock/{code}',
+      },
+      { target: 'demo', method: 'GET', url: '/stock/600001.SZ', status: 422, path: '/stock/{code}' },
+      { target: 'demo', method: 'GET', url: '/stock/600000?days=5', status: 422, path: '/stock/{code}' },
+      { target: 'demo', method: 'GET', url: '/stock/605999.SH', status: 404, path: '/stock/{code}' },
+      { target: 'empty', method: 'GET', url: '/stock/600000', status: 404, path: '/stock/{code}' },
+      { target: 'down', method: 'GET', url: '/stock/600000?date=2026-01-05', status: 503, path: '/stock/{code}' },
+      { target: 'demo', method: 'GET', url: `/stocks?codes=${known},600000,bogus,${known.slice(0, 6)}`, status: 200 },
+      { target: 'demo', method: 'GET', url: `/stocks?code=600000&date=${demo.planned[0]}`, status: 200 },
+      { target: 'demo', method: 'GET', url: '/stocks?codes=,%20,', status: 400 },
+      { target: 'empty', method: 'GET', url: '/stocks?code=600000', status: 404 },
+      { target: 'demo', method: 'GET', url: '/stocks?code=600000&date=2023-02-29', status: 422 },
+      { target: 'down', method: 'GET', url: '/stocks?code=600000&date=2026-01-05', status: 503 },
     )
     for (const p of lookups) {
       set.push(
@@ -148,10 +171,20 @@ describe('every response of the request set matches the served OpenAPI document'
       ['GET', '/plan/verdict'],
       ['GET', '/logic_state'],
       ['GET', '/plan/track_record'],
+      ['GET', '/stocks'],
     ] as const) {
       set.push({ target: 'demo', method, url, raw: 'malformed', status: 400 })
       set.push({ target: 'demo', method, url, raw: 'oversized', status: 431 })
     }
+    for (const raw of ['malformed', 'oversized'] as const)
+      set.push({
+        target: 'demo',
+        method: 'GET',
+        url: '/stock/600000',
+        raw,
+        status: raw === 'malformed' ? 400 : 431,
+        path: '/stock/{code}',
+      })
     return set
   }
 
@@ -224,7 +257,7 @@ describe('every response of the request set matches the served OpenAPI document'
       const res = await send(r)
       expect(res.status, `${label}: ${res.body.slice(0, 300)}`).toBe(r.status)
       const method = r.method.toLowerCase()
-      const p = r.url.split('?')[0]!
+      const p = r.path ?? r.url.split('?')[0]!
       const media = res.type.split(';')[0]!.trim()
       const key = `${method} ${p} ${res.status} ${media}`
       expect(documented, `${label}: ${key} is documented`).toContain(key)

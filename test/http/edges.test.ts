@@ -5,6 +5,7 @@
  */
 import { readFile, rm, writeFile } from 'node:fs/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DEFAULT_SIZES } from '../../src/domain/plan-assembly.js'
 import type { PlanObserver } from '../../src/services/plan.service.js'
 import { buildTestApp, listenLocal, type TestApp } from '../support/app.js'
 import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
@@ -48,11 +49,12 @@ describe('HTTP edges on the demo market', () => {
   it('documents every query parameter as optional and serves every path without any', async () => {
     const doc = (await get('/openapi.json')).json()
     const required = Object.entries(doc.paths).flatMap(([p, ops]) =>
-      Object.values(ops as Record<string, { parameters?: Array<{ name: string; required?: boolean }> }>).flatMap((op) =>
-        (op.parameters ?? []).filter((q) => q.required !== false).map((q) => `${p} ${q.name}`),
-      ),
+      Object.values(
+        ops as Record<string, { parameters?: Array<{ name: string; in: string; required?: boolean }> }>,
+      ).flatMap((op) => (op.parameters ?? []).filter((q) => q.required !== false).map((q) => `${p} ${q.in} ${q.name}`)),
     )
-    expect(required).toEqual([])
+    // a path parameter is part of the path (OpenAPI requires it); every query parameter is optional
+    expect(required).toEqual(['/stock/{code} path code'])
     expect((await get('/plan')).statusCode).toBe(200)
     expect((await get('/plan/dates')).json().dates).toHaveLength(demo.planned.length)
   })
@@ -66,10 +68,20 @@ describe('HTTP edges on the demo market', () => {
     ['/plan?obs_top=2.0', 'obs_top', '"2.0"'],
     ['/plan?theme_cap=%205', 'theme_cap', '" 5"'],
     ['/plan?top=', 'top', '""'],
-  ])('refuses %s: only decimal integers', async (url, name, shown) => {
+    ['/plan/track_record?horizon=1e1', 'horizon', '"1e1"'],
+  ])('refuses %s: only decimal integers, with the default as the example', async (url, name, shown) => {
     const res = await get(url)
     expect(res.statusCode).toBe(422)
-    expect(res.json().detail).toBe(`${name} must be a decimal integer, e.g. ${name}=10 (got ${shown})`)
+    // the example is a value the parameter takes: its default (horizon=10 would be refused again)
+    const example = {
+      limit: 30,
+      top: DEFAULT_SIZES.top,
+      nocache: 0,
+      obs_top: DEFAULT_SIZES.obs_top,
+      theme_cap: DEFAULT_SIZES.theme_cap,
+      horizon: 5,
+    }[name]
+    expect(res.json().detail).toBe(`${name} must be a decimal integer, e.g. ${name}=${example} (got ${shown})`)
   })
 
   it('takes decimal integers, leading zeros included', async () => {

@@ -11,6 +11,7 @@ const EXPECTED: Record<DomainErrorCode, number> = {
   QueryInvalid: 422,
   TierTableEmpty: 404,
   PlanNotFound: 404,
+  StockNotFound: 404,
   LookupFailed: 500,
   StoreUnavailable: 503,
   PlanFileNotWritten: 503,

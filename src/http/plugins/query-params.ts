@@ -2,7 +2,7 @@ import type { FastifyInstance, preValidationHookHandler } from 'fastify'
 import { unprocessable } from '../error-status.js'
 
 interface QuerySchema {
-  readonly properties?: Readonly<Record<string, { readonly type?: unknown }>>
+  readonly properties?: Readonly<Record<string, { readonly type?: unknown; readonly default?: unknown }>>
 }
 
 const DECIMAL_INTEGER = /^-?\d+$/
@@ -28,7 +28,9 @@ export function installQueryChecks(app: FastifyInstance): void {
         const value = query[name]
         if (Array.isArray(value)) return done(unprocessable(`${name} must be given once, not ${value.length} times`))
         if (property.type === 'integer' && typeof value === 'string' && !DECIMAL_INTEGER.test(value)) {
-          return done(unprocessable(`${name} must be a decimal integer, e.g. ${name}=10 (got ${shown(value)})`))
+          // the example is the parameter's default when it has one: a value the route accepts (horizon=10 is not)
+          const example = typeof property.default === 'number' ? property.default : 10
+          return done(unprocessable(`${name} must be a decimal integer, e.g. ${name}=${example} (got ${shown(value)})`))
         }
       }
       done()

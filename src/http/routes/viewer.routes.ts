@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import type { FastifyPluginAsync, FastifyReply } from 'fastify'
+import { VOCABULARY } from '../../domain/vocabulary.js'
 
 export interface ViewerDeps {
   /** The application version shown in the page footer. */
@@ -42,10 +43,18 @@ function common(reply: FastifyReply, type: string): FastifyReply {
 /** `GET /`: the plan viewer page, plus its script, stylesheet and icon. Hidden from the OpenAPI document. */
 const viewerRoutes: FastifyPluginAsync<ViewerDeps> = async (app, deps) => {
   const dir = viewerDir()
-  const [template, script, words, style, icon] = await Promise.all(
-    ['page.html', 'viewer.js', 'i18n.js', 'viewer.css', 'favicon.svg'].map((f) => readFile(`${dir}${f}`, 'utf8')),
+  const [template, style, icon] = await Promise.all(
+    ['page.html', 'viewer.css', 'favicon.svg'].map((f) => readFile(`${dir}${f}`, 'utf8')),
+  )
+  // the page's modules; the track record page imports i18n.js too
+  const modules = await Promise.all(
+    ['viewer.js', 'i18n.js', 'rules.js', 'table.js', 'stock-chart.js'].map(
+      async (f) => [f, await readFile(`${dir}${f}`, 'utf8')] as const,
+    ),
   )
   const page = template!.replaceAll('{{version}}', escapeHtml(deps.version))
+  // the one vocabulary (also the Markdown plan's), as the module both pages import
+  const vocabulary = `export const VOCABULARY = ${JSON.stringify(VOCABULARY)}\n`
 
   app.get('/', { schema: { hide: true } }, async (_req, reply) =>
     common(reply, 'text/html; charset=utf-8')
@@ -53,11 +62,12 @@ const viewerRoutes: FastifyPluginAsync<ViewerDeps> = async (app, deps) => {
       .header('x-frame-options', 'DENY')
       .send(page),
   )
-  app.get('/viewer.js', { schema: { hide: true } }, async (_req, reply) =>
-    common(reply, 'text/javascript; charset=utf-8').send(script),
-  )
-  app.get('/i18n.js', { schema: { hide: true } }, async (_req, reply) =>
-    common(reply, 'text/javascript; charset=utf-8').send(words),
+  for (const [file, script] of modules)
+    app.get(`/${file}`, { schema: { hide: true } }, async (_req, reply) =>
+      common(reply, 'text/javascript; charset=utf-8').send(script),
+    )
+  app.get('/vocabulary.js', { schema: { hide: true } }, async (_req, reply) =>
+    common(reply, 'text/javascript; charset=utf-8').send(vocabulary),
   )
   app.get('/viewer.css', { schema: { hide: true } }, async (_req, reply) =>
     common(reply, 'text/css; charset=utf-8').send(style),

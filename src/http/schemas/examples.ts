@@ -389,4 +389,69 @@ export const EXAMPLES = {
       },
     ],
   },
+  stock: {
+    code: '600266.SH',
+    name: '辰润化学',
+    industry: '基础化工',
+    date: '2026-11-20',
+    adjustment: 'forward',
+    fundamentals: {
+      date: '2026-11-20',
+      total_mv: 14014100100,
+      circ_mv: 10776079600,
+      pe_ttm: 12.96,
+      pb: 2.0299,
+    },
+    bars: [
+      {
+        date: '2026-11-20',
+        open: 32.74,
+        high: 32.99,
+        low: 32.47,
+        close: 32.89,
+        volume: 13391100,
+        amount: 438859825,
+        ma20: 33.7815,
+        ma60: 33.904,
+      },
+    ],
+    marks: [
+      {
+        date: '2026-11-20',
+        verdict: 'reject',
+        card_rank: null,
+        logic_state: 'forming',
+        state_rule: 'forming: first day tracked',
+        state_since: '2026-11-19',
+      },
+    ],
+  },
+  stockFacts: {
+    date: '2026-11-20',
+    previous_date: '2026-11-19',
+    stocks: [
+      {
+        input: '600266.SH',
+        code: '600266.SH',
+        name: '辰润化学',
+        industry: '基础化工',
+        fundamentals: {
+          date: '2026-11-20',
+          total_mv: 14014100100,
+          circ_mv: 10776079600,
+          pe_ttm: 12.96,
+          pb: 2.0299,
+        },
+        previous: {
+          rank: 219,
+          score: 31.83,
+          tier: 'reject',
+        },
+      },
+      {
+        input: '60051',
+        error: '"60051" is not a stock code: 5 digits, a symbol has 6',
+      },
+    ],
+  },
 }

@@ -16,6 +16,14 @@ import {
   PlanSchema,
   RegimeSchema,
 } from './plan.schema.js'
+import {
+  CandleSchema,
+  StockFactsListSchema,
+  StockFactsSchema,
+  StockFundamentalsSchema,
+  StockMarkSchema,
+  StockSchema,
+} from './stock.schema.js'
 import { TrackRecordSchema } from './track-record.schema.js'
 import { VerdictEntrySchema, VerdictErrorSchema, VerdictListSchema } from './verdict.schema.js'
 
@@ -42,4 +50,10 @@ export const componentSchemas: readonly TSchema[] = [
   LogicStateEntrySchema,
   LogicStateListSchema,
   TrackRecordSchema,
+  StockFundamentalsSchema,
+  CandleSchema,
+  StockMarkSchema,
+  StockSchema,
+  StockFactsSchema,
+  StockFactsListSchema,
 ]

@@ -1,10 +1,34 @@
-/* Track record page: fetches /plan/track_record and draws it with uPlot (window.uPlot, served from the package). */
+/* Track record page: fetches /plan/track_record and draws it with uPlot (window.uPlot, served from the package),
+ * in Chinese or English with the plan viewer's vocabulary, switch and remembered choice. */
+import { pickLanguage, translator } from '/i18n.js'
+
 const $ = (id) => document.getElementById(id)
-const pct = (v, d = 2) => (v === null || v === undefined ? '–' : `${(v * 100).toFixed(d)}%`)
-const num = (v, d = 3) => (v === null || v === undefined ? '–' : v.toFixed(d))
-const signClass = (v) => (v === null || v === undefined ? '' : v > 0 ? 'pos' : v < 0 ? 'neg' : '')
+const LANG_KEY = 'stockplan.viewer.lang'
+const HORIZONS = ['1', '5', '20']
+const DEFAULT_HORIZON = '5'
+const isNum = (v) => typeof v === 'number' && Number.isFinite(v)
+const pct = (v, d = 2) => (isNum(v) ? `${(v * 100).toFixed(d)}%` : '–')
+const num = (v, d = 3) => (isNum(v) ? v.toFixed(d) : '–')
+/** A-share colours: red for a gain, green for a loss. */
+const signClass = (v) => (!isNum(v) ? '' : v > 0 ? 'up' : v < 0 ? 'down' : '')
+/** Plan dates as UTC midnights, so the axis and the legend show the date itself in any browser zone. */
 const dayTs = (iso) => Date.parse(`${iso}T00:00:00Z`) / 1000
+const dateOf = (ts) => new Date(ts * 1000).toISOString().slice(0, 10)
 const charts = []
+let i18n = translator('en')
+let report = null
+const tr = (key, params) => i18n.t(key, params)
+const term = (group, key) => i18n.term(group, key)
+
+function safeStorage(value) {
+  try {
+    if (value === undefined) return localStorage.getItem(LANG_KEY)
+    localStorage.setItem(LANG_KEY, value)
+  } catch {
+    // storage unavailable: the choice lasts for this page only
+  }
+  return null
+}
 
 function cell(text, cls) {
   const td = document.createElement('td')
@@ -15,13 +39,13 @@ function cell(text, cls) {
 
 function table(el, head, rows) {
   el.replaceChildren()
-  const tr = document.createElement('tr')
+  const tr_ = document.createElement('tr')
   for (const h of head) {
     const th = document.createElement('th')
     th.textContent = h
-    tr.append(th)
+    tr_.append(th)
   }
-  el.append(tr)
+  el.append(tr_)
   for (const r of rows) {
     const row = document.createElement('tr')
     for (const c of r) row.append(cell(c.text, c.cls))
@@ -29,14 +53,14 @@ function table(el, head, rows) {
   }
 }
 
-function groupTable(el, groups, limit) {
+function groupTable(el, groups, wordOf, limit) {
   table(
     el,
-    ['group', 'count', 'mean excess', 'hit rate', 't'],
+    [tr('tr.group'), tr('tr.count'), tr('tr.mean_excess'), tr('tr.hit_rate'), 't'],
     groups
       .slice(0, limit)
       .map((g) => [
-        { text: g.key },
+        { text: wordOf(g.key) },
         { text: String(g.count) },
         { text: pct(g.mean_excess), cls: signClass(g.mean_excess) },
         { text: pct(g.hit_rate, 1) },
@@ -57,7 +81,7 @@ function fact(label, value, cls) {
 }
 
 function width(el) {
-  return Math.max(320, el.clientWidth || 600)
+  return Math.max(280, el.clientWidth || 600)
 }
 
 function rolling(values, n) {
@@ -67,63 +91,111 @@ function rolling(values, n) {
   })
 }
 
-function draw(report) {
+/** A component or signal of the IC table: `pts_momentum` (PLAN_VERSION 2) or `reversal_5d` (3), as words. */
+function signalWord(key) {
+  const bare = key.replace(/^pts_/, '')
+  const signal = term('signal_name', bare)
+  return signal !== bare ? signal : term('component', bare)
+}
+
+/** Tick steps of a date axis, in seconds: whole days only, so a short range never repeats one date. */
+const DAY_STEPS = [1, 2, 5, 7, 14, 30, 61, 91, 182, 365].map((d) => d * 86_400)
+
+/** The x axis of a dated chart: plan dates T, labelled with when the return is realised. */
+function dateAxis(h) {
+  return {
+    label: h === 1 ? tr('tr.x_axis_one') : tr('tr.x_axis', { h }),
+    incrs: DAY_STEPS,
+    values: (_u, ticks) => ticks.map((t) => dateOf(t).slice(5)),
+  }
+}
+const dateSeries = () => ({
+  label: tr('stock.date'),
+  value: (_u, ts) => (ts === null ? '–' : dateOf(ts)),
+})
+
+function applyLanguage() {
+  document.documentElement.lang = i18n.lang === 'zh' ? 'zh-CN' : 'en'
+  document.title = `${tr('tr.title')} · ${tr('page.title')}`
+  for (const node of document.querySelectorAll('[data-i18n]')) node.textContent = tr(node.dataset.i18n)
+  for (const node of document.querySelectorAll('[data-i18n-aria-label]'))
+    node.setAttribute('aria-label', tr(node.dataset.i18nAriaLabel))
+  for (const option of $('horizon').options) option.textContent = tr('tr.horizon.option', { n: option.value })
+  const sw = $('lang-switch')
+  sw.textContent = tr('lang.switch')
+  sw.setAttribute('lang', i18n.lang === 'zh' ? 'en' : 'zh')
+  sw.setAttribute('aria-label', tr('lang.switch.label'))
+}
+
+function draw() {
   for (const c of charts.splice(0)) c.destroy()
+  if (!report) return
+  const h = report.horizon
   const days = report.portfolio.days
   $('empty').hidden = report.days > 0
   const ic = report.ic.score
   $('summary').replaceChildren(
-    fact('Plan days', String(report.days)),
-    fact('Mean rank IC', num(ic.mean), signClass(ic.mean)),
-    fact(`t (Hansen-Hodrick, ${Math.max(0, report.horizon - 1)} lags)`, num(ic.t, 2)),
-    fact('ICIR', num(ic.icir, 2)),
+    fact(tr('tr.plan_days'), String(report.days)),
+    fact(tr('tr.mean_ic'), num(ic.mean), signClass(ic.mean)),
+    fact(tr('tr.t', { lags: Math.max(0, h - 1) }), num(ic.t, 2)),
+    fact(tr('tr.icir'), num(ic.icir, 2)),
     fact(
-      'Top − bottom quintile',
+      tr('tr.top_bottom'),
       pct(report.quintiles.top_minus_bottom.mean),
       signClass(report.quintiles.top_minus_bottom.mean),
     ),
-    fact('Cum. excess of main', pct(report.portfolio.cum_excess), signClass(report.portfolio.cum_excess)),
-    fact('Max drawdown', pct(report.portfolio.max_drawdown)),
-    fact('Information ratio', num(report.portfolio.ir, 2)),
-    fact('Turnover / day', pct(report.portfolio.mean_turnover, 0)),
+    fact(tr('tr.cum_excess'), pct(report.portfolio.cum_excess), signClass(report.portfolio.cum_excess)),
+    fact(tr('tr.max_dd'), pct(report.portfolio.max_drawdown)),
+    fact(tr('tr.ir'), num(report.portfolio.ir, 2)),
+    fact(tr('tr.turnover'), pct(report.portfolio.mean_turnover, 0)),
   )
+  const sep = i18n.lang === 'zh' ? '、' : ', '
   const untradable = Object.entries(report.untradable)
-    .map(([k, n]) => `${n} ${k.replaceAll('_', ' ')}`)
-    .join(', ')
-  $('basis').textContent =
-    `${report.from ?? '–'} .. ${report.to ?? '–'}, horizon ${report.horizon} trading days (buy at the T+1 open, sell at the T+${report.horizon} close), ` +
-    `benchmark ${report.benchmark}; ${report.rows} published rows${untradable ? `, left out as untradable: ${untradable}` : ''}. ` +
-    `Costs: commission ${pct(report.portfolio.costs.commission, 3)} a side plus sell-side stamp duty by date.`
-  $('equity-note').textContent =
-    `${report.portfolio.invested_days} of ${report.days} plan days had tradable main names; the others hold nothing and leave the curves flat.`
+    .map(([k, n]) => `${term('untradable', k)} ${n}`)
+    .join(sep)
+  $('basis').textContent = tr('tr.basis', {
+    from: report.from ?? '–',
+    to: report.to ?? '–',
+    h,
+    bench: report.benchmark,
+    rows: report.rows,
+    untradable: untradable ? tr('tr.untradable', { list: untradable }) : '',
+    commission: pct(report.portfolio.costs.commission, 3),
+  })
+  const overlap = $('overlap')
+  overlap.hidden = !(h > 1 && report.days > 0)
+  overlap.textContent = overlap.hidden
+    ? ''
+    : tr('tr.overlap', { h, shared: h - 1, days: report.days, independent: Math.max(1, Math.floor(report.days / h)) })
+  $('equity-note').textContent = tr('tr.equity_note', {
+    h,
+    invested: report.portfolio.invested_days,
+    days: report.days,
+  })
+  $('weights-section').hidden = !Array.isArray(report.weights) || report.weights.length === 0
   if (report.days === 0) return
 
   const xs = days.map((d) => dayTs(d.date))
+  // uPlot draws axis labels on the canvas: the label is kept on the element too, for readers and tests
+  for (const id of ['chart-equity', 'chart-ic']) $(id).dataset.xLabel = dateAxis(h).label
+  const line = (label, stroke) => ({ label, stroke, width: 2, points: { show: false }, value: (_u, v) => num(v, 4) })
   const equityEl = $('chart-equity')
   charts.push(
     new uPlot(
       {
         width: width(equityEl),
         height: 280,
+        scales: { x: { time: false } },
         series: [
-          {},
-          {
-            label: 'main (after costs)',
-            stroke: '#1f5fbf',
-            width: 2,
-            points: { show: false },
-            value: (_u, v) => num(v, 4),
-          },
-          { label: 'benchmark', stroke: '#8a94a3', width: 2, points: { show: false }, value: (_u, v) => num(v, 4) },
-          {
-            label: 'excess (main − benchmark)',
-            stroke: '#1b7f3b',
-            width: 2,
-            points: { show: false },
-            value: (_u, v) => num(v, 4),
-          },
+          dateSeries(),
+          line(tr('tr.main'), '#d0021b'),
+          line(tr('tr.bench'), '#8a94a3'),
+          line(tr('tr.excess'), '#1f5fbf'),
         ],
-        axes: [{}, { size: 64, values: (_u, ticks) => ticks.map((t) => t.toFixed(3)) }],
+        axes: [
+          dateAxis(h),
+          { label: tr('tr.y_growth'), size: 64, values: (_u, ticks) => ticks.map((t) => t.toFixed(3)) },
+        ],
       },
       [xs, days.map((d) => d.cum_main), days.map((d) => d.cum_bench), days.map((d) => d.cum_excess)],
       equityEl,
@@ -138,24 +210,61 @@ function draw(report) {
       {
         width: width(icEl),
         height: 260,
+        scales: { x: { time: false } },
         series: [
-          {},
+          dateSeries(),
           {
-            label: 'rank IC',
+            label: tr('tr.ic'),
             stroke: '#1f5fbf',
             fill: 'rgba(31,95,191,0.45)',
             paths: uPlot.paths.bars({ size: [0.7, 12] }),
             points: { show: false },
             value: (_u, v) => num(v),
           },
-          { label: '10-day mean', stroke: '#b42318', width: 2, value: (_u, v) => num(v) },
+          { label: tr('tr.ic10'), stroke: '#b26a00', width: 2, value: (_u, v) => num(v) },
         ],
-        axes: [{}, { size: 64, values: (_u, ticks) => ticks.map((t) => t.toFixed(2)) }],
+        axes: [dateAxis(h), { label: tr('tr.y_ic'), size: 64, values: (_u, ticks) => ticks.map((t) => t.toFixed(2)) }],
       },
       [daily.map((d) => dayTs(d.date)), icValues, rolling(icValues, 10)],
       icEl,
     ),
   )
+
+  if (!$('weights-section').hidden) {
+    const weightsEl = $('chart-weights')
+    const names = [...new Set(report.weights.flatMap((w) => Object.keys(w.weights ?? {})))]
+    const palette = ['#d0021b', '#1f5fbf', '#0a8a3a', '#b26a00', '#7b3fb2', '#008b8b', '#5f6b7a', '#c2185b']
+    charts.push(
+      new uPlot(
+        {
+          width: width(weightsEl),
+          height: 260,
+          scales: { x: { time: false } },
+          series: [
+            dateSeries(),
+            ...names.map((name, i) => ({
+              label: signalWord(name),
+              stroke: palette[i % palette.length],
+              width: 1.5,
+              dash: i >= palette.length ? [6, 3] : undefined,
+              points: { show: false },
+              value: (_u, v) => num(v, 3),
+            })),
+          ],
+          axes: [
+            { incrs: DAY_STEPS, values: (_u, ticks) => ticks.map((t) => dateOf(t).slice(5)) },
+            { label: tr('tr.y_weight'), size: 56, values: (_u, ticks) => ticks.map((t) => t.toFixed(2)) },
+          ],
+        },
+        [
+          report.weights.map((w) => dayTs(w.date)),
+          ...names.map((name) => report.weights.map((w) => (isNum(w.weights?.[name]) ? w.weights[name] : null))),
+        ],
+        weightsEl,
+      ),
+    )
+    weightsEl.dataset.signals = String(names.length)
+  }
 
   const qEl = $('chart-quintiles')
   charts.push(
@@ -169,9 +278,9 @@ function draw(report) {
           y: { range: (_u, min, max) => [Math.min(0, min), Math.max(0, max) * 1.1 || 0.001] },
         },
         series: [
-          { label: 'quintile' },
+          { label: tr('tr.quintile'), value: (_u, v) => (v === null ? '–' : `Q${v}`) },
           {
-            label: 'mean return',
+            label: tr('tr.mean_return'),
             stroke: '#1f5fbf',
             fill: 'rgba(31,95,191,0.45)',
             paths: uPlot.paths.bars({ size: [0.6, 80] }),
@@ -181,7 +290,7 @@ function draw(report) {
         ],
         axes: [
           { values: (_u, ticks) => ticks.map((t) => (Number.isInteger(t) ? `Q${t}` : '')) },
-          { size: 70, values: (_u, ticks) => ticks.map((t) => `${(t * 100).toFixed(2)}%`) },
+          { label: tr('tr.y_return'), size: 64, values: (_u, ticks) => ticks.map((t) => (t * 100).toFixed(2)) },
         ],
       },
       [[1, 2, 3, 4, 5], report.quintiles.mean_ret],
@@ -191,19 +300,37 @@ function draw(report) {
 
   table(
     $('table-components'),
-    ['signal', 'mean IC', 'ICIR', 't', 'days'],
+    [tr('tr.signal'), tr('tr.mean_ic'), tr('tr.icir'), 't', tr('tr.days')],
     [['score', report.ic.score], ...Object.entries(report.ic.components)].map(([name, s]) => [
-      { text: name },
+      { text: name === 'score' ? tr('tr.score') : signalWord(name) },
       { text: num(s.mean), cls: signClass(s.mean) },
       { text: num(s.icir, 2) },
       { text: num(s.t, 2) },
       { text: String(s.n) },
     ]),
   )
-  groupTable($('table-decision'), report.groups.decision)
-  groupTable($('table-logic'), report.groups.logic_state)
-  groupTable($('table-regime'), report.groups.regime)
-  groupTable($('table-theme'), report.groups.theme, 10)
+  const none = (word) => (key) => (key === '(none)' ? tr('tr.none') : word(key))
+  groupTable(
+    $('table-decision'),
+    report.groups.decision,
+    none((k) => term('decision', k)),
+  )
+  groupTable(
+    $('table-logic'),
+    report.groups.logic_state,
+    none((k) => term('state', k)),
+  )
+  groupTable(
+    $('table-regime'),
+    report.groups.regime,
+    none((k) => term('regime', k)),
+  )
+  groupTable(
+    $('table-theme'),
+    report.groups.theme,
+    none((k) => k),
+    10,
+  )
 }
 
 async function load() {
@@ -217,19 +344,46 @@ async function load() {
     const res = await fetch(`/plan/track_record?${params}`)
     const body = await res.json()
     if (!res.ok) throw new Error(body.detail ?? `HTTP ${res.status}`)
-    draw(body)
+    report = body
+    draw()
     document.body.dataset.state = 'ready'
   } catch (err) {
-    $('error').textContent = `Could not load the track record: ${err.message}`
+    report = null
+    draw()
+    $('error').textContent = tr('tr.error', { error: err.message })
     $('error').hidden = false
     document.body.dataset.state = 'error'
   }
 }
 
+function setLanguage(lang) {
+  i18n = translator(lang)
+  safeStorage(lang)
+  applyLanguage()
+  draw()
+  if (!$('error').hidden && document.body.dataset.state === 'error') load()
+  const notice = $('notice')
+  if (notice.dataset.wanted)
+    notice.textContent = tr('tr.horizon_bad', { wanted: notice.dataset.wanted, shown: DEFAULT_HORIZON })
+}
+
+i18n = translator(pickLanguage(safeStorage(), navigator.languages ?? [navigator.language]))
+applyLanguage()
 const initial = new URLSearchParams(location.search)
-for (const key of ['horizon', 'from', 'to']) if (initial.get(key)) $(key).value = initial.get(key)
+const wanted = initial.get('horizon')
+if (wanted !== null && !HORIZONS.includes(wanted)) {
+  // an unknown horizon is said, and the default one shown (the select cannot show a value it does not offer)
+  const notice = $('notice')
+  notice.dataset.wanted = wanted
+  notice.textContent = tr('tr.horizon_bad', { wanted, shown: DEFAULT_HORIZON })
+  notice.hidden = false
+} else if (wanted) $('horizon').value = wanted
+for (const key of ['from', 'to']) if (initial.get(key)) $(key).value = initial.get(key)
 $('query').addEventListener('submit', (e) => {
   e.preventDefault()
+  $('notice').hidden = true
+  delete $('notice').dataset.wanted
   load()
 })
+$('lang-switch').addEventListener('click', () => setLanguage(i18n.lang === 'zh' ? 'en' : 'zh'))
 load()
