@@ -29,8 +29,9 @@ export function textLines(text: string): string[] {
 export function toLogResult(fromLineNum: number, page: LogPage | undefined): LogResult {
   if (!page) return { fromLineNum, toLineNum: 0, logContent: MSG.logNotFound, isEnd: true }
   const last = page.lines.at(-1)
-  // A capped page ends at its last line so the admin's next fromLineNum (toLineNum + 1) continues from there.
-  const toLineNum = last ? last.lineNo : page.lastLineNo
+  // The page ends at its last line so the admin's next fromLineNum (toLineNum + 1) continues from there; an empty
+  // page answers fromLineNum - 1, never a later line count (the admin would skip to past it).
+  const toLineNum = last ? last.lineNo : fromLineNum - 1
   const logContent = page.lines.map((l) => `${formatLogLine(l)}\n`).join('')
   return { fromLineNum, toLineNum, logContent, isEnd: page.finished && fromLineNum > page.lastLineNo }
 }

@@ -204,27 +204,36 @@ export function createRunStore(db: Db): RunStore {
       closeRun(orphan.logId, orphan.ownerId, { status: 'failed', handleCode: 500, handleMsg }, at),
 
     async readLog(logId, fromLineNum, pageSize) {
-      const run = await db.selectFrom('chain_runs').select('status').where('log_id', '=', logId).executeTakeFirst()
+      // One statement, so one snapshot: the page, the run's state and its last line number agree even while the
+      // run appends (two reads on two pooled connections could see an empty page and a later last line).
+      const { rows } = await sql<{
+        status: ChainRunStatus
+        last: number | null
+        line_no: number | null
+        logged_at: Date | null
+        step: string | null
+        text: string | null
+      }>`select r.status, m.last, p.line_no, p.logged_at, p.step, p.text
+        from chain_runs r
+        cross join lateral (select max(l.line_no) as last from chain_run_lines l where l.log_id = r.log_id) m
+        left join lateral (
+          select l.line_no, l.logged_at, l.step, l.text from chain_run_lines l
+          where l.log_id = r.log_id and l.line_no >= ${fromLineNum}
+          order by l.line_no limit ${pageSize}
+        ) p on true
+        where r.log_id = ${logId}
+        order by p.line_no`.execute(db)
+      const run = rows[0]
       if (!run) return undefined
-      const [lines, last] = await Promise.all([
-        db
-          .selectFrom('chain_run_lines')
-          .select(['line_no', 'logged_at', 'step', 'text'])
-          .where('log_id', '=', logId)
-          .where('line_no', '>=', fromLineNum)
-          .orderBy('line_no')
-          .limit(pageSize)
-          .execute(),
-        db
-          .selectFrom('chain_run_lines')
-          .select((eb) => eb.fn.max('line_no').as('last'))
-          .where('log_id', '=', logId)
-          .executeTakeFirst(),
-      ])
+      const lines = []
+      for (const r of rows) {
+        if (r.line_no === null) continue
+        lines.push({ lineNo: r.line_no, loggedAt: r.logged_at as Date, step: r.step as string, text: r.text as string })
+      }
       return {
         finished: !(LIVE_STATUSES as readonly string[]).includes(run.status),
-        lines: lines.map((l) => ({ lineNo: l.line_no, loggedAt: l.logged_at, step: l.step, text: l.text })),
-        lastLineNo: Number(last?.last ?? 0),
+        lines,
+        lastLineNo: Number(run.last ?? 0),
       }
     },
   }
