@@ -4,6 +4,10 @@ import path from 'node:path'
 export interface Config {
   readonly port: number
   readonly host: string
+  /** ALLOWED_HOSTS: the `Host` names (optionally `name:port`) answered; undefined answers any (the default). */
+  readonly allowedHosts: readonly string[] | undefined
+  /** ALLOWED_ORIGINS: other origins (`scheme://host[:port]`) whose pages may POST; the service's own always may. */
+  readonly allowedOrigins: readonly string[]
   /** Unset: embedded PostgreSQL in `pgDataDir`. */
   readonly databaseUrl: string | undefined
   readonly pgDataDir: string
@@ -25,6 +29,10 @@ export interface Config {
     readonly adminAddresses: readonly string[]
     readonly appName: string
     readonly executorAddress: string | undefined
+    /** Chain children running at once; further runs wait in the queue. */
+    readonly maxRunning: number
+    /** Runs waiting for a free child; a run beyond this is refused. */
+    readonly maxQueued: number
   }
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
 }
@@ -74,6 +82,33 @@ function url(env: Env, key: string, protocols: readonly string[]): string | unde
   return raw
 }
 
+function list(env: Env, key: string): string[] {
+  return (text(env, key) ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
+}
+
+function hostList(env: Env, key: string): readonly string[] | undefined {
+  const hosts = list(env, key).map((h) => h.toLowerCase())
+  for (const host of hosts)
+    if (!/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/.test(host))
+      throw new ConfigError(`${key} must list host names (host or host:port), got "${host}"`)
+  return hosts.length === 0 ? undefined : Object.freeze(hosts)
+}
+
+function originList(env: Env, key: string): readonly string[] {
+  return Object.freeze(
+    list(env, key).map((raw) => {
+      const origin = url({ [key]: raw }, key, ['http:', 'https:']) ?? raw
+      const parsed = new URL(origin)
+      if (parsed.origin !== origin.replace(/\/$/, ''))
+        throw new ConfigError(`${key} must list origins (scheme://host[:port], no path), got "${raw}"`)
+      return parsed.origin
+    }),
+  )
+}
+
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
   const logLevel = (text(env, 'LOG_LEVEL') ?? 'info').toLowerCase()
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
@@ -91,6 +126,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   return Object.freeze({
     port: integer(env, 'PORT', 8300, 0, 65535),
     host: text(env, 'HOST') ?? '0.0.0.0',
+    allowedHosts: hostList(env, 'ALLOWED_HOSTS'),
+    allowedOrigins: originList(env, 'ALLOWED_ORIGINS'),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     pgDataDir: path.resolve(cwd, text(env, 'PG_DATA_DIR') ?? 'var/pg'),
     planDataDir: path.resolve(cwd, text(env, 'PLAN_DATA_DIR') ?? 'var/plan'),
@@ -108,6 +145,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       adminAddresses: Object.freeze(adminAddresses),
       appName: text(env, 'XXLJOB_APPNAME') ?? 'daily-plan-service',
       executorAddress: url(env, 'XXLJOB_EXECUTOR_ADDRESS', ['http:', 'https:']),
+      maxRunning: integer(env, 'XXLJOB_MAX_RUNNING', 2, 1, 64),
+      maxQueued: integer(env, 'XXLJOB_MAX_QUEUED', 20, 0, 10_000),
     }),
     logLevel: logLevel as Config['logLevel'],
   })

@@ -52,6 +52,8 @@ export function createScheduler(
     config: config.xxlJob,
     handlers,
     onRunFinished: (code) => metrics.chainRun(RESULT[code] ?? String(code)),
+    limits: { maxRunning: config.xxlJob.maxRunning, maxQueued: config.xxlJob.maxQueued },
+    onRunRefused: () => metrics.chainRun('refused'),
     timing: options.timing,
   })
   metrics.setSchedulerStatus(() => executor.status())

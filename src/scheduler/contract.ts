@@ -55,10 +55,19 @@ export const DEFAULT_TIMING: XxlJobTiming = Object.freeze({
   outboxLeaseMs: 120_000,
 })
 
+export interface RunLimits {
+  readonly maxRunning: number
+  readonly maxQueued: number
+}
+
 export interface XxlJobDeps {
   readonly db: Db
   readonly log: Logger
-  readonly config: Config['xxlJob']
+  readonly config: Pick<Config['xxlJob'], 'accessToken' | 'adminAddresses' | 'appName' | 'executorAddress'>
+  /** Runs at once across all jobs, and runs waiting; unbounded when not given. */
+  readonly limits?: RunLimits
+  /** Called once per run refused because the limits are reached: a metrics counter. */
+  readonly onRunRefused?: () => void
   readonly handlers: Record<HandlerName, RunHandler>
   readonly now?: () => Date
   readonly fetch?: typeof fetch

@@ -59,9 +59,17 @@ export function createXxlJobExecutor(deps: XxlJobDeps): XxlJobExecutor {
     }
   }
   const common = { runs, log, now, instanceId, shutdown, config }
-  const lifecycle = createRunLifecycle({ ...common, slots, outbox, handlers: deps.handlers, timing, reportFinished })
+  const lifecycle = createRunLifecycle({
+    ...common,
+    slots,
+    outbox,
+    handlers: deps.handlers,
+    timing,
+    reportFinished,
+    limits: deps.limits,
+  })
   const maintenance = createMaintenance({ ...common, lifecycle, outbox, timing, reportFinished })
-  const operations = createOperations({ ...common, slots, lifecycle })
+  const operations = createOperations({ ...common, slots, lifecycle, onRunRefused: deps.onRunRefused })
 
   let started = false
   let closed: Promise<void> | undefined

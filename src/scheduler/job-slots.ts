@@ -14,6 +14,8 @@ export interface JobSlots<R> {
   admit(jobId: number, run: R, strategy: BlockStrategy): Admission<R>
   /** Moves the head of the queue into the free slot and returns it; undefined when busy or nothing waits. */
   next(jobId: number): R | undefined
+  /** `next` for the job whose queue head has waited longest among jobs with a free slot (first come, first served). */
+  nextReady(): R | undefined
   /** Frees the slot if `run` holds it. */
   release(jobId: number, run: R): void
   /** Empties the job's queue and returns what was in it. */
@@ -27,7 +29,9 @@ export interface JobSlots<R> {
 
 interface Slot<R> {
   running: R | undefined
+  /** Each queued run with its admission number. */
   queue: R[]
+  order: number[]
 }
 
 export function createJobSlots<R>(): JobSlots<R> {
@@ -35,7 +39,7 @@ export function createJobSlots<R>(): JobSlots<R> {
   const slot = (jobId: number): Slot<R> => {
     let s = slots.get(jobId)
     if (!s) {
-      s = { running: undefined, queue: [] }
+      s = { running: undefined, queue: [], order: [] }
       slots.set(jobId, s)
     }
     return s
@@ -44,8 +48,17 @@ export function createJobSlots<R>(): JobSlots<R> {
     const s = slots.get(jobId)
     if (s && s.running === undefined && s.queue.length === 0) slots.delete(jobId)
   }
+  let admissions = 0
+  const take = (jobId: number, s: Slot<R>): R | undefined => {
+    const run = s.queue.shift()
+    s.order.shift()
+    s.running = run
+    tidy(jobId)
+    return run
+  }
   return {
     admit(jobId, run, strategy) {
+      admissions += 1
       const s = slot(jobId)
       const busy = s.running !== undefined || s.queue.length > 0
       if (strategy === 'DISCARD_LATER' && busy) {
@@ -56,18 +69,25 @@ export function createJobSlots<R>(): JobSlots<R> {
         const covered = { running: s.running, queued: s.queue }
         // the covered run keeps the slot until it has stopped; the new run goes first after it
         s.queue = [run]
+        s.order = [admissions]
         return { kind: 'queued', covered }
       }
       s.queue.push(run)
+      s.order.push(admissions)
       return { kind: 'queued', covered: { running: undefined, queued: [] } }
     },
     next(jobId) {
       const s = slots.get(jobId)
       if (!s || s.running !== undefined) return undefined
-      const run = s.queue.shift()
-      s.running = run
-      tidy(jobId)
-      return run
+      return take(jobId, s)
+    },
+    nextReady() {
+      let pick: [number, Slot<R>] | undefined
+      for (const [jobId, s] of slots) {
+        if (s.running !== undefined || s.queue.length === 0) continue
+        if (!pick || (s.order[0] ?? 0) < (pick[1].order[0] ?? 0)) pick = [jobId, s]
+      }
+      return pick ? take(pick[0], pick[1]) : undefined
     },
     release(jobId, run) {
       const s = slots.get(jobId)
@@ -79,6 +99,7 @@ export function createJobSlots<R>(): JobSlots<R> {
       if (!s) return []
       const queued = s.queue
       s.queue = []
+      s.order = []
       tidy(jobId)
       return queued
     },

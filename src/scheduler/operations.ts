@@ -33,6 +33,7 @@ export interface OperationsDeps {
   readonly config: Pick<Config['xxlJob'], 'executorAddress'>
   readonly instanceId: string
   readonly shutdown: ShutdownState
+  readonly onRunRefused?: () => void
 }
 
 function isHandlerName(name: string): name is HandlerName {
@@ -84,6 +85,13 @@ async function admitRun(d: OperationsDeps, t: TriggerParam, handler: HandlerName
     )
     d.lifecycle.closeUnstarted(live, failed(params.error), [`----------- Param:${t.executorParams}`, params.error])
     return ok()
+  }
+  const full = strategy === 'DISCARD_LATER' && d.slots.busy(t.jobId) ? undefined : d.lifecycle.overLimits(t.jobId)
+  if (full) {
+    await d.runs.remove(t.logId)
+    d.onRunRefused?.()
+    d.log.warn({ logId: t.logId, jobId: t.jobId, handler, ...full }, 'xxl-job: run refused, executor at its limits')
+    return fail(MSG.tooManyRuns(full.running, full.queued))
   }
   const admission = d.slots.admit(t.jobId, live, strategy)
   if (admission.kind === 'discard') {

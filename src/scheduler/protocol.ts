@@ -35,6 +35,9 @@ export const MSG = {
   restarted: 'executor restarted before the run finished',
   shuttingDown: 'executor shutting down',
   logNotFound: 'readLog fail, logFile not exists',
+  tooManyRuns: (running: number, queued: number) =>
+    `executor busy: ${running} runs running and ${queued} waiting, the most it takes ` +
+    '(XXLJOB_MAX_RUNNING, XXLJOB_MAX_QUEUED); run refused, trigger it again later',
 } as const
 
 /** ReturnT (2.x: `content`) and Response (3.3+: `data`) in one envelope: Gson ignores the key it does not know. */

@@ -2,7 +2,7 @@ import { errorText } from '../errors.js'
 import { JobAbortedError } from '../jobs/job.js'
 import type { Logger } from '../logger.js'
 import type { RunStore } from '../storage/run.repository.js'
-import type { HandlerName, RunContext, RunHandler, XxlJobTiming } from './contract.js'
+import type { HandlerName, RunContext, RunHandler, RunLimits, XxlJobTiming } from './contract.js'
 import type { JobSlots } from './job-slots.js'
 import {
   cancellableDelay,
@@ -34,6 +34,8 @@ export interface RunLifecycleDeps {
   readonly instanceId: string
   readonly shutdown: ShutdownState
   readonly reportFinished: (code: number) => void
+  /** Unbounded when not given. */
+  readonly limits?: RunLimits
 }
 
 interface Lifecycle extends RunLifecycleDeps {
@@ -210,11 +212,30 @@ async function execute(c: Lifecycle, live: LiveRun): Promise<void> {
   await finalize(c, live, outcomeOf(c, live, settled))
 }
 
-/** Starts the job's next queued run if its slot is free (never while shutting down). */
+/**
+ * Starts queued runs while children are free: the job's own next run when unbounded, else the longest-waiting
+ * run of any idle job up to `maxRunning` at once (never while shutting down).
+ */
 function pump(c: Lifecycle, jobId: number): void {
   if (c.shutdown.closing) return
-  const next = c.slots.next(jobId)
-  if (next) track(c, execute(c, next))
+  if (c.limits === undefined) {
+    const next = c.slots.next(jobId)
+    if (next) track(c, execute(c, next))
+    return
+  }
+  while (c.slots.counts().running < c.limits.maxRunning) {
+    const next = c.slots.nextReady()
+    if (!next) return
+    track(c, execute(c, next))
+  }
+}
+
+/** Whether a run of `jobId` admitted now would go over the limits: it would wait, and the waiting room is full. */
+function overLimits(c: Lifecycle, jobId: number): { running: number; queued: number } | undefined {
+  if (c.limits === undefined) return undefined
+  const counts = c.slots.counts()
+  const wouldWait = c.slots.busy(jobId) || counts.running >= c.limits.maxRunning
+  return wouldWait && counts.queued >= c.limits.maxQueued ? counts : undefined
 }
 
 /** Runs this process still answers for: their heartbeat is kept. */
@@ -236,6 +257,7 @@ export function createRunLifecycle(deps: RunLifecycleDeps) {
   return {
     create: (spec: LiveRunSpec) => create(c, spec),
     pump: (jobId: number) => pump(c, jobId),
+    overLimits: (jobId: number) => overLimits(c, jobId),
     stopRun: (live: LiveRun, outcome: Outcome, reason: string) => stopRun(live, outcome, reason),
     closeUnstarted: (live: LiveRun, outcome: Outcome, lines: readonly string[]) =>
       closeUnstarted(c, live, outcome, lines),

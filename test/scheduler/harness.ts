@@ -1,7 +1,6 @@
 import { Writable } from 'node:stream'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import pino from 'pino'
-import type { Config } from '../../src/config.js'
 import { installErrorHandler } from '../../src/http/plugins/error-handler.js'
 import type { DateArgs } from '../../src/jobs/job.js'
 import type { Logger } from '../../src/logger.js'
@@ -10,6 +9,7 @@ import {
   type HandlerName,
   type RunContext,
   type RunHandler,
+  type XxlJobDeps,
   type XxlJobExecutor,
   type XxlJobTiming,
 } from '../../src/scheduler/index.js'
@@ -99,6 +99,8 @@ export interface HarnessOptions {
   readonly executorAddress?: string
   readonly timing?: Partial<XxlJobTiming>
   readonly start?: boolean
+  readonly limits?: XxlJobDeps['limits']
+  readonly onRunRefused?: () => void
 }
 
 let addressSeq = 0
@@ -107,7 +109,7 @@ let addressSeq = 0
 export async function startHarness(options: HarnessOptions): Promise<Harness> {
   const { log, lines } = captureLogger()
   addressSeq += 1
-  const config: Config['xxlJob'] = {
+  const config: XxlJobDeps['config'] = {
     accessToken: TOKEN,
     adminAddresses: options.adminUrls ?? (options.adminUrl ? [options.adminUrl] : []),
     appName: 'daily-plan-service',
@@ -121,6 +123,8 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     handlers: options.handlers,
     timing: { ...FAST, ...options.timing },
     onRunFinished: (code) => finished.push(code),
+    limits: options.limits,
+    onRunRefused: options.onRunRefused,
   })
   const app = Fastify({ loggerInstance: log as FastifyBaseLogger })
   installErrorHandler(app)
