@@ -18,6 +18,8 @@ import { createPlanResponses } from './plan-response.js'
 import { installAccessLog } from './plugins/access-log.js'
 import { clientErrorHandler, frameworkErrors, installErrorHandler } from './plugins/error-handler.js'
 import { installQueryChecks } from './plugins/query-params.js'
+import { installRequestGuard, refusedHost } from './plugins/request-guard.js'
+import { docsCsp, installSecurityHeaders } from './plugins/security-headers.js'
 import { lazyRequestLogger } from './request-logger.js'
 import datesRoutes from './routes/dates.routes.js'
 import healthRoutes from './routes/health.routes.js'
@@ -100,6 +102,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     observeRequest: metrics.observeRequest,
     nextRequestId,
     answered: metrics.planHitLane,
+    acceptsHost: (host) => refusedHost(host, deps.config.allowedHosts) === undefined,
   })
   const app = Fastify({
     ...fastifyOptions(deps.log, nextRequestId),
@@ -114,11 +117,23 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   installErrorHandler(app)
   installAccessLog(app, { log: deps.log, metrics })
+  installSecurityHeaders(app)
+  installRequestGuard(app, deps.config)
   await app.register(metricsRoutes, { metrics })
   for (const schema of componentSchemas) app.addSchema(schema)
   installQueryChecks(app)
   await app.register(swagger, openapiOptions(APP_VERSION))
-  await app.register(swaggerUi, { routePrefix: '/docs' })
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    staticCSP: true,
+    transformStaticCSP: docsCsp,
+    uiHooks: {
+      onRequest: (_req, reply, done) => {
+        reply.header('x-frame-options', 'DENY')
+        done()
+      },
+    },
+  })
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
 
   await app.register(healthRoutes, {

@@ -26,6 +26,8 @@ export interface PlanHitLaneDeps {
   readonly nextRequestId: () => string
   /** Counts a request the lane answered (`GET /metrics`). */
   readonly answered: () => void
+  /** false for a `Host` the app refuses (ALLOWED_HOSTS): such a request goes to Fastify, which answers 403. */
+  readonly acceptsHost: (host: string | undefined) => boolean
 }
 
 export interface PlanHitLane {
@@ -57,7 +59,11 @@ export function createPlanHitLane(deps: PlanHitLaneDeps): PlanHitLane {
     const result = deps.plans.cachedPlan({ date: url.date, sizes: url.sizes })
     if (!result || !serializeJson) return false
     const response = deps.responses(result, serializeJson)
-    res.writeHead(200, { 'content-type': JSON_TYPE, 'content-length': response.bytes.length })
+    res.writeHead(200, {
+      'content-type': JSON_TYPE,
+      'content-length': response.bytes.length,
+      'x-content-type-options': 'nosniff',
+    })
     res.end(response.bytes)
     const seconds = (performance.now() - started) / 1000
     deps.observeRequest('/plan', 'GET', 200, seconds)
@@ -81,7 +87,7 @@ export function createPlanHitLane(deps: PlanHitLaneDeps): PlanHitLane {
     },
     listener(fastify) {
       return (req, res) => {
-        if (open && req.method === 'GET') {
+        if (open && req.method === 'GET' && deps.acceptsHost(req.headers.host)) {
           const url = req.url === undefined ? undefined : learnt.get(req.url)
           if (url && answer(req, res, url, performance.now())) return
         }

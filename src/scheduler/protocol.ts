@@ -93,6 +93,13 @@ function integerField(body: Record<string, unknown>, key: string): number | unde
   return undefined
 }
 
+/** The columns behind jobId, executorTimeout and line numbers are PostgreSQL `integer` (Java `int` in the admin). */
+const INT32_MIN = -(2 ** 31)
+const INT32_MAX = 2 ** 31 - 1
+const outOfInt32 = (value: number | undefined): boolean =>
+  value !== undefined && (value < INT32_MIN || value > INT32_MAX)
+const int32Msg = (key: string) => `invalid request body: ${key} must be an integer from ${INT32_MIN} to ${INT32_MAX}`
+
 function stringField(body: Record<string, unknown>, key: string): string | undefined {
   const value = body[key]
   if (typeof value === 'string') return value
@@ -121,6 +128,8 @@ export function readTriggerParam(value: unknown): Read<TriggerParam> {
   if (jobId === undefined) return { ok: false, msg: 'invalid request body: jobId must be an integer' }
   if (logId === undefined) return { ok: false, msg: 'invalid request body: logId must be an integer' }
   const timeout = integerField(value, 'executorTimeout')
+  if (outOfInt32(jobId)) return { ok: false, msg: int32Msg('jobId') }
+  if (outOfInt32(timeout)) return { ok: false, msg: int32Msg('executorTimeout') }
   return {
     ok: true,
     value: {
@@ -139,9 +148,8 @@ export function readTriggerParam(value: unknown): Read<TriggerParam> {
 /** `{jobId}` of idleBeat and kill. */
 export function readJobId(value: unknown): Read<number> {
   const jobId = isRecord(value) ? integerField(value, 'jobId') : undefined
-  return jobId === undefined
-    ? { ok: false, msg: 'invalid request body: jobId must be an integer' }
-    : { ok: true, value: jobId }
+  if (jobId === undefined) return { ok: false, msg: 'invalid request body: jobId must be an integer' }
+  return outOfInt32(jobId) ? { ok: false, msg: int32Msg('jobId') } : { ok: true, value: jobId }
 }
 
 /** `{logDateTim, logId, fromLineNum}` of log; the date is ignored (the admin loses its milliseconds). */
@@ -150,6 +158,7 @@ export function readLogParam(value: unknown): Read<{ logId: number; fromLineNum:
   if (logId === undefined || !isRecord(value))
     return { ok: false, msg: 'invalid request body: logId must be an integer' }
   const from = integerField(value, 'fromLineNum')
+  if (outOfInt32(from)) return { ok: false, msg: int32Msg('fromLineNum') }
   return { ok: true, value: { logId, fromLineNum: from === undefined || from < 1 ? 1 : from } }
 }
 

@@ -31,6 +31,7 @@ interface Request {
   readonly raw?: 'malformed' | 'oversized'
   /** A request body: media type and text. */
   readonly body?: readonly [string, string]
+  readonly headers?: Readonly<Record<string, string>>
   readonly status: number
   /** The documented path when the URL fills a template (`/stock/{code}`). */
   readonly path?: string
@@ -77,7 +78,8 @@ describe('every response of the request set matches the served OpenAPI document'
     latest = demo.planned.at(-1)!
     unplanned = demo.calendar[0]!
     tmp = await mkdtemp(path.join(os.tmpdir(), 'stockplan-contract-'))
-    apps.set('demo', await buildTestApp(t, demo.env))
+    // the Host inject and the raw requests send is allowed; any other is refused (403 on every path)
+    apps.set('demo', await buildTestApp(t, { ...demo.env, ALLOWED_HOSTS: 'localhost' }))
     apps.set('empty', await buildTestApp(empty, { PLAN_DATA_DIR: path.join(tmp, 'empty') }))
     const down = createDb('postgres://postgres@127.0.0.1:1/none', createLogger(testConfig()))
     apps.set('down', await buildTestApp(down, { PLAN_DATA_DIR: path.join(tmp, 'down') }))
@@ -126,6 +128,14 @@ describe('every response of the request set matches the served OpenAPI document'
         status: 413,
       },
       { target: 'demo', method: 'POST', url: '/plan/refresh', body: ['application/xml', '<a/>'], status: 415 },
+      {
+        target: 'demo',
+        method: 'POST',
+        url: '/plan/refresh',
+        headers: { origin: 'http://evil.example' },
+        status: 403,
+      },
+      { target: 'demo', method: 'POST', url: '/plan/refresh', body: ['text/plain', 'x=1'], status: 403 },
     ]
     set.push(
       { target: 'demo', method: 'GET', url: '/plan/track_record', status: 200 },
@@ -173,6 +183,7 @@ describe('every response of the request set matches the served OpenAPI document'
       ['GET', '/plan/track_record'],
       ['GET', '/stocks'],
     ] as const) {
+      set.push({ target: 'demo', method, url, headers: { host: 'rebound.example' }, status: 403 })
       set.push({ target: 'demo', method, url, raw: 'malformed', status: 400 })
       set.push({ target: 'demo', method, url, raw: 'oversized', status: 431 })
     }
@@ -197,7 +208,8 @@ describe('every response of the request set matches the served OpenAPI document'
     const res = await apps.get(r.target)!.app.inject({
       method: r.method,
       url: r.url,
-      ...(r.body ? { headers: { 'content-type': r.body[0] }, payload: r.body[1] } : {}),
+      headers: { ...r.headers, ...(r.body ? { 'content-type': r.body[0] } : {}) },
+      ...(r.body ? { payload: r.body[1] } : {}),
     })
     return { status: res.statusCode, type: String(res.headers['content-type'] ?? ''), body: res.body }
   }

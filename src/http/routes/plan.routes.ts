@@ -172,7 +172,7 @@ const planRoutes: FastifyPluginAsyncTypebox<PlanRouteDeps> = async (app, { plans
           503: errorResponse('The store is unreachable and the day has no usable snapshot'),
           ...edgeResponses,
           413: errorResponse('A request body over 1 MB (the operation reads none)'),
-          415: errorResponse('A request body of a media type other than JSON or plain text (the operation reads none)'),
+          415: errorResponse('A request body of a media type other than JSON (the operation reads none)'),
         },
       },
     },
