@@ -57,7 +57,7 @@ describe('request guard and security headers', () => {
     app.inject({ method: 'POST', url: '/plan/refresh', headers, ...(payload === undefined ? {} : { payload }) })
 
   it('refuses state changes a page of another site could send, with 403 {detail}', async () => {
-    for (const headers of [
+    const refused: Record<string, string>[] = [
       { origin: 'http://evil.example' },
       { origin: 'null' },
       { origin: 'http://localhost.evil.example' },
@@ -66,7 +66,8 @@ describe('request guard and security headers', () => {
       { 'content-type': 'text/plain' },
       { 'content-type': 'application/x-www-form-urlencoded' },
       { 'content-type': 'multipart/form-data; boundary=x' },
-    ]) {
+    ]
+    for (const headers of refused) {
       const res = await refresh(headers, headers['content-type'] ? 'a=b' : undefined)
       expect(res.statusCode, JSON.stringify(headers)).toBe(403)
       expect(res.json().detail).toMatch(/may not change this service's state|is refused here/)
@@ -75,13 +76,14 @@ describe('request guard and security headers', () => {
 
   it("lets the service's own pages, listed origins and server-side callers through", async () => {
     // an empty store answers 404 from the handler: the request got past the guard
-    for (const headers of [
+    const passed: Record<string, string>[] = [
       {},
       { origin: 'http://localhost:80' },
       { origin: 'http://pms.lan:8080' },
       { 'sec-fetch-site': 'same-origin' },
       { 'content-type': 'application/json' },
-    ]) {
+    ]
+    for (const headers of passed) {
       const res = await refresh(headers, headers['content-type'] ? '{}' : undefined)
       expect(res.statusCode, JSON.stringify(headers)).toBe(404)
     }
