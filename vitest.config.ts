@@ -8,6 +8,7 @@ const ISOLATED = [
   'test/process/**/*.test.ts',
   'test/browser/**/*.test.ts',
   'test/security/token-compare.test.ts',
+  'test/security/cross-site-writes.test.ts',
   'test/services/latest-date.test.ts',
   'test/storage/embedded-postgres.test.ts',
 ]

@@ -1,5 +1,6 @@
 import { execFile, spawn } from 'node:child_process'
-import { chown, mkdir, readFile, rename, rm, stat } from 'node:fs/promises'
+import { randomBytes } from 'node:crypto'
+import { chown, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
 import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
@@ -17,6 +18,17 @@ const execFileAsync = promisify(execFile)
 /** OS user the embedded server runs as when we are root (postgres refuses to run as root). */
 export const EMBEDDED_PG_USER = 'stockplan-pg'
 const DATABASE = 'stockplan'
+/**
+ * The superuser's password, in the data directory (0700, the server's user), the file itself 0600 and owned by the
+ * service's user: a CLI process of that user joining the server reads it; any other local user can neither read
+ * it nor connect without it (scram-sha-256 on loopback TCP is the only way in, see HBA).
+ */
+export const PASSWORD_FILE = 'stockplan.password'
+/** The whole pg_hba.conf: no trust, no replication, no Unix socket (the server opens none). */
+const HBA = `# written by stockplan: password (SCRAM) over loopback TCP only; no trust, no replication
+host all all 127.0.0.1/32 scram-sha-256
+host all all ::1/128 scram-sha-256
+`
 
 export interface RunningPostgres {
   readonly url: string
@@ -113,6 +125,35 @@ async function exists(file: string): Promise<boolean> {
   )
 }
 
+const newPassword = (): string => randomBytes(24).toString('base64url')
+
+/** Writes the password file, readable by this process's user only. */
+async function writePassword(dir: string, password: string): Promise<void> {
+  const file = path.join(dir, PASSWORD_FILE)
+  await rm(file, { force: true })
+  await writeFile(file, `${password}\n`, { mode: 0o600, flag: 'wx' })
+}
+
+/** A new password in the file, or the one another process starting at the same moment put there first. */
+async function claimPassword(dataDir: string): Promise<string> {
+  const password = newPassword()
+  try {
+    await writeFile(path.join(dataDir, PASSWORD_FILE), `${password}\n`, { mode: 0o600, flag: 'wx' })
+    return password
+  } catch (err) {
+    const theirs = (err as { code?: string }).code === 'EEXIST' ? await readPassword(dataDir) : undefined
+    if (theirs === undefined) throw err
+    return theirs
+  }
+}
+
+/** The password of the cluster in `dataDir`; undefined when it has none yet (trust-initialised by an old version). */
+export async function readPassword(dataDir: string): Promise<string | undefined> {
+  const text = await readFile(path.join(dataDir, PASSWORD_FILE), 'utf8').catch(() => undefined)
+  const password = text?.trim()
+  return password === undefined || password === '' ? undefined : password
+}
+
 /** Initialises into a temp directory then renames, so a crash never leaves a half-made cluster. */
 async function initialise(dataDir: string, bins: Binaries, runAs: RunAs, log: Logger): Promise<void> {
   await ensureDirectory('PG_DATA_DIR', path.dirname(dataDir), dataDir)
@@ -131,18 +172,31 @@ async function initialise(dataDir: string, bins: Binaries, runAs: RunAs, log: Lo
     throw directoryError('PG_DATA_DIR', dataDir, err)
   }
   log.info({ dataDir }, 'initialising embedded postgresql')
-  await run(
-    bins.initdb,
-    [
-      `--pgdata=${staging}`,
-      '--username=postgres',
-      '--auth=trust',
-      '--encoding=UTF8',
-      '--locale=C',
-      '--no-instructions',
-    ],
-    runAs,
-  )
+  const password = newPassword()
+  // initdb (the server's user) reads the password from a file of its own beside the staging directory
+  const pwfile = `${staging}.pw`
+  try {
+    await rm(pwfile, { force: true })
+    await writeFile(pwfile, `${password}\n`, { mode: 0o600, flag: 'wx' })
+    if (runAs.uid !== undefined) await chown(pwfile, runAs.uid, runAs.gid ?? runAs.uid)
+    await run(
+      bins.initdb,
+      [
+        `--pgdata=${staging}`,
+        '--username=postgres',
+        '--auth=scram-sha-256',
+        `--pwfile=${pwfile}`,
+        '--encoding=UTF8',
+        '--locale=C',
+        '--no-instructions',
+      ],
+      runAs,
+    )
+  } finally {
+    await rm(pwfile, { force: true })
+  }
+  await writeFile(path.join(staging, 'pg_hba.conf'), HBA)
+  await writePassword(staging, password)
   if (await exists(path.join(dataDir, 'PG_VERSION'))) {
     await rm(staging, { recursive: true, force: true })
     return
@@ -167,8 +221,15 @@ export async function readPostmasterPid(dataDir: string): Promise<PidFile | unde
   return { pid, port, status: (lines[7] ?? '').trim() }
 }
 
-async function canConnect(port: number, database = 'postgres'): Promise<boolean> {
-  const client = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', database, connectionTimeoutMillis: 2000 })
+async function canConnect(port: number, password: string | undefined): Promise<boolean> {
+  const client = new pg.Client({
+    host: '127.0.0.1',
+    port,
+    user: 'postgres',
+    password,
+    database: 'postgres',
+    connectionTimeoutMillis: 2000,
+  })
   try {
     await client.connect()
     await client.query('select 1')
@@ -185,7 +246,7 @@ async function waitForRunningInstance(dataDir: string, timeoutMs: number): Promi
   while (Date.now() < deadline) {
     const pid = await readPostmasterPid(dataDir)
     if (pid === undefined || !isProcessAlive(pid.pid)) return undefined
-    if (await canConnect(pid.port)) return pid.port
+    if (await canConnect(pid.port, await readPassword(dataDir))) return pid.port
     await new Promise((r) => setTimeout(r, 200))
   }
   return undefined
@@ -204,8 +265,8 @@ export function freePort(): Promise<number> {
   })
 }
 
-async function ensureDatabase(port: number): Promise<void> {
-  const client = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', database: 'postgres' })
+async function ensureDatabase(port: number, password: string | undefined): Promise<void> {
+  const client = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', password, database: 'postgres' })
   await client.connect()
   try {
     const found = await client.query('select 1 from pg_database where datname = $1', [DATABASE])
@@ -219,7 +280,36 @@ async function ensureDatabase(port: number): Promise<void> {
   }
 }
 
-const urlFor = (port: number): string => `postgres://postgres@127.0.0.1:${port}/${DATABASE}`
+const urlFor = (port: number, password: string | undefined): string =>
+  `postgres://postgres${password === undefined ? '' : `:${encodeURIComponent(password)}`}@127.0.0.1:${port}/${DATABASE}`
+
+/**
+ * Locks a cluster an older version initialised with `trust`: sets a generated password, rewrites pg_hba.conf and
+ * reloads, on the running server (trust still lets us in for that one connection). Returns the password; a
+ * cluster already locked is left alone. A process that cannot read pg_hba.conf (not the service's user) skips it.
+ */
+async function lock(dataDir: string, port: number, log: Logger): Promise<string | undefined> {
+  const hbaFile = path.join(dataDir, 'pg_hba.conf')
+  const hba = await readFile(hbaFile, 'utf8').catch(() => undefined)
+  const known = await readPassword(dataDir)
+  if (hba === undefined || (hba === HBA && known !== undefined)) return known
+  const password = known ?? (await claimPassword(dataDir))
+  const client = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', password, database: 'postgres' })
+  await client.connect()
+  try {
+    await client.query("set password_encryption = 'scram-sha-256'")
+    await client.query(`alter role postgres password ${client.escapeLiteral(password)}`)
+    await writeFile(hbaFile, HBA)
+    await client.query('select pg_reload_conf()')
+  } finally {
+    await client.end()
+  }
+  log.warn(
+    { dataDir, passwordFile: path.join(dataDir, PASSWORD_FILE) },
+    'embedded postgresql locked: the trust-initialised cluster got a password and a pg_hba.conf without trust',
+  )
+  return password
+}
 
 /**
  * Starts (or joins) the embedded PostgreSQL cluster in `dataDir`. A process that finds a live server through
@@ -237,8 +327,9 @@ export async function startEmbeddedPostgres(
   const existing = await waitForRunningInstance(dataDir, 15_000)
   if (existing !== undefined) {
     log.debug({ port: existing }, 'joined running embedded postgresql')
-    await ensureDatabase(existing)
-    return joinedInstance(existing)
+    const password = await lock(dataDir, existing, log)
+    await ensureDatabase(existing, password)
+    return joinedInstance(existing, password)
   }
 
   const port = options.port ?? (await preferredPort(dataDir))
@@ -263,11 +354,13 @@ export async function startEmbeddedPostgres(
         `embedded PostgreSQL failed to start in PG_DATA_DIR=${dataDir} on port ${port} (${String(err).slice(0, 500)}); ` +
           `see ${path.join(dataDir, 'postgres.log')}, or set PG_DATA_DIR to another directory`,
       )
-    await ensureDatabase(joined)
-    return joinedInstance(joined)
+    const password = await lock(dataDir, joined, log)
+    await ensureDatabase(joined, password)
+    return joinedInstance(joined, password)
   }
   log.info({ port, dataDir }, 'started embedded postgresql')
-  await ensureDatabase(port)
+  const password = await lock(dataDir, port, log)
+  await ensureDatabase(port, password)
   let stopped = false
   let watch: NodeJS.Timeout | undefined
   let checking: Promise<void> | undefined
@@ -279,7 +372,7 @@ export async function startEmbeddedPostgres(
     const pid = await readPostmasterPid(dataDir)
     if (stopped) return
     if (pid !== undefined && isProcessAlive(pid.pid)) {
-      if (down && (await canConnect(pid.port))) {
+      if (down && (await canConnect(pid.port, password))) {
         down = false
         backoffMs = SUPERVISE_EVERY_MS
         log.info({ port: pid.port, pid: pid.pid, ours: pid.pid === startedPid }, 'embedded postgresql is back')
@@ -304,7 +397,7 @@ export async function startEmbeddedPostgres(
   }
 
   return {
-    url: urlFor(port),
+    url: urlFor(port, password),
     port,
     owned: true,
     supervise() {
@@ -330,8 +423,8 @@ export async function startEmbeddedPostgres(
   }
 }
 
-function joinedInstance(port: number): RunningPostgres {
-  return { url: urlFor(port), port, owned: false, supervise: () => undefined, stop: async () => undefined }
+function joinedInstance(port: number, password: string | undefined): RunningPostgres {
+  return { url: urlFor(port, password), port, owned: false, supervise: () => undefined, stop: async () => undefined }
 }
 
 /** The port a killed postmaster left in its pid file (clients still point there), else a free one. */
