@@ -11,7 +11,7 @@
  * An arrow may only point down (or sideways inside a folder); base imports only base.
  */
 const ENTRY = '^src/(main|server|compose|scheduler-wiring)\\.ts$|^src/cli/'
-const BASE = '^src/(config|logger|errors|abort|version)\\.ts$'
+const BASE = '^src/(config|logger|errors|abort|version|redact|redirects)\\.ts$'
 
 const may = (name, from, allowed, comment) => ({
   name,

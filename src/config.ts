@@ -1,4 +1,5 @@
 import path from 'node:path'
+import { redactUrl } from './redact.js'
 
 /** Typed, validated, frozen configuration. The only module that reads process.env. */
 export interface Config {
@@ -74,7 +75,7 @@ function url(env: Env, key: string, protocols: readonly string[]): string | unde
   try {
     parsed = new URL(raw)
   } catch {
-    throw new ConfigError(`${key} must be a URL, got "${raw}"`)
+    throw new ConfigError(`${key} must be a URL, got "${redactUrl(raw)}"`)
   }
   if (!protocols.includes(parsed.protocol)) {
     throw new ConfigError(`${key} must use ${protocols.join(' or ')}, got "${parsed.protocol}"`)
@@ -103,7 +104,7 @@ function originList(env: Env, key: string): readonly string[] {
       const origin = url({ [key]: raw }, key, ['http:', 'https:']) ?? raw
       const parsed = new URL(origin)
       if (parsed.origin !== origin.replace(/\/$/, ''))
-        throw new ConfigError(`${key} must list origins (scheme://host[:port], no path), got "${raw}"`)
+        throw new ConfigError(`${key} must list origins (scheme://host[:port], no path), got "${redactUrl(raw)}"`)
       return parsed.origin
     }),
   )

@@ -1,3 +1,5 @@
+import { redactUrlsIn } from './redact.js'
+
 /**
  * What went wrong, named for what happened rather than for HTTP: services throw these, and the HTTP error
  * handler maps each code to a status in one table (src/http/error-status.ts). The message is safe to show the
@@ -51,10 +53,14 @@ export interface ErrorTextOptions {
  * AggregateError without a message (net's, when every address of a host refused) gives its inner texts.
  */
 export function errorText(err: unknown, options: ErrorTextOptions = {}): string {
+  return redactUrlsIn(rawErrorText(err, options))
+}
+
+function rawErrorText(err: unknown, options: ErrorTextOptions): string {
   if (!(err instanceof Error)) return options.withType ? `Error: ${String(err)}` : String(err)
   if (options.withType) return `${err.name || 'Error'}: ${err.message}`
   if (err instanceof AggregateError && err.message === '' && err.errors.length > 0) {
-    return [...new Set(err.errors.map((inner) => errorText(inner, options)))].join('; ')
+    return [...new Set(err.errors.map((inner) => rawErrorText(inner, options)))].join('; ')
   }
   if (options.withCause) {
     if (err.name === 'TimeoutError') return 'timed out'

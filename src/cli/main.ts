@@ -1,5 +1,6 @@
 import { Command } from 'commander'
 import { ConfigError } from '../config.js'
+import { redactUrlsIn } from '../redact.js'
 import { formatErrorLine } from '../scheduler/child-protocol.js'
 import { registerDbCommands } from './db.command.js'
 import { registerDemoCommand } from './demo.command.js'
@@ -23,7 +24,7 @@ registerDbCommands(program)
 try {
   await program.parseAsync(process.argv)
 } catch (err) {
-  const message = err instanceof Error ? err.message : String(err)
+  const message = redactUrlsIn(err instanceof Error ? err.message : String(err))
   console.error(formatErrorLine(err instanceof ConfigError ? 'configuration error' : 'error', message))
   process.exitCode = process.exitCode && process.exitCode !== 0 ? process.exitCode : 1
 }

@@ -1,6 +1,8 @@
 import { DEFAULT_SIZES, selectRows } from '../domain/plan-assembly.js'
 import type { FullPlan, PlanSizes } from '../domain/plan-types.js'
+import { errorText } from '../errors.js'
 import type { Logger } from '../logger.js'
+import { redirectRefusal } from '../redirects.js'
 import type { PlanFiles } from '../storage/plan-files.js'
 import { type DateArgs, type JobResult, throwIfAborted } from './job.js'
 
@@ -89,7 +91,21 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   })
 }
 
-async function push(deps: PushPoolDeps, url: string, payload: PoolPayload, signal: AbortSignal): Promise<number> {
+/** The push URL without its userinfo, which becomes a Basic `authorization` header (fetch refuses credentials in a URL). */
+function pushTarget(pushUrl: string): { url: string; headers: Record<string, string> } {
+  const target = new URL(pushUrl)
+  if (target.username === '' && target.password === '') return { url: pushUrl, headers: {} }
+  const credentials = `${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}`
+  target.username = ''
+  target.password = ''
+  return {
+    url: target.toString(),
+    headers: { authorization: `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}` },
+  }
+}
+
+async function push(deps: PushPoolDeps, pushUrl: string, payload: PoolPayload, signal: AbortSignal): Promise<number> {
+  const { url, headers } = pushTarget(pushUrl)
   const doFetch = deps.fetch ?? fetch
   const delays = deps.retryDelaysMs ?? [1000, 3000, 9000]
   const attempts = deps.attempts ?? 4
@@ -99,17 +115,24 @@ async function push(deps: PushPoolDeps, url: string, payload: PoolPayload, signa
     try {
       const res = await doFetch(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'idempotency-key': payload.idempotency_key },
+        headers: { ...headers, 'content-type': 'application/json', 'idempotency-key': payload.idempotency_key },
         body: JSON.stringify(payload),
+        // the pool and the credentials go to the configured address only
+        redirect: 'manual',
         signal: AbortSignal.any([signal, AbortSignal.timeout(10_000)]),
       })
+      const redirect = redirectRefusal(res, url)
+      if (redirect !== undefined) {
+        lastError = redirect
+        break
+      }
       if (res.ok) return attempt
       lastError = `HTTP ${res.status}`
       // a client error other than timeout/rate limit will not get better by retrying
       if (res.status >= 400 && res.status < 500 && res.status !== 408 && res.status !== 429) break
     } catch (err) {
       if (signal.aborted) throw err
-      lastError = (err as Error).message
+      lastError = errorText(err)
     }
     deps.log.warn({ attempt, error: lastError }, 'pool push failed, retrying')
     if (attempt < attempts) await sleep(delays[Math.min(attempt - 1, delays.length - 1)]!, signal)

@@ -1,4 +1,5 @@
 import { errorText } from '../errors.js'
+import { redirectRefusal } from '../redirects.js'
 import { TOKEN_HEADER_OUT } from './protocol.js'
 
 /** Executor -> admin calls (`api/callback`, `api/registry`, `api/registryRemove`). */
@@ -34,13 +35,21 @@ export function createAdminClient(options: AdminClientOptions): AdminClient {
       const payload = JSON.stringify(body)
       for (const address of options.addresses) {
         try {
-          const res = await options.fetch(adminUrl(address, name), {
+          const url = adminUrl(address, name)
+          const res = await options.fetch(url, {
             method: 'POST',
             headers,
             body: payload,
+            // the token and the body go to the configured address only, never where a redirect points
+            redirect: 'manual',
             signal: AbortSignal.timeout(options.timeoutMs),
           })
           const text = await res.text()
+          const redirect = redirectRefusal(res, url)
+          if (redirect !== undefined) {
+            errors.push(`${address}: ${redirect}`)
+            continue
+          }
           if (res.status !== 200) {
             errors.push(`${address}: HTTP ${res.status}`)
             continue

@@ -1,3 +1,4 @@
+import { redactUrlsIn } from '../redact.js'
 /**
  * XXL-JOB executor wire protocol (2.2 - 3.4.2, with the 3.5 `/trigger` alias): message texts, reply envelopes and
  * lenient readers for the admin's request bodies. Texts are the Java executor's, byte for byte (the full-width
@@ -178,6 +179,7 @@ export interface CallbackItem {
   readonly handleMsg: string
 }
 
-export function capHandleMsg(msg: string): string {
+export function capHandleMsg(text: string): string {
+  const msg = redactUrlsIn(text)
   return msg.length > MAX_HANDLE_MSG ? msg.slice(0, MAX_HANDLE_MSG) : msg
 }

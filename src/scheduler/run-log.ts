@@ -1,3 +1,4 @@
+import { redactUrlsIn } from '../redact.js'
 import type { LogPage, RunStore } from '../storage/run.repository.js'
 import { STEP_TAG } from './child-protocol.js'
 import type { LogResult } from './protocol.js'
@@ -57,7 +58,8 @@ export function createRunLogWriter(
     write(step, text) {
       if (closed) return tail
       const at = now()
-      const lines = textLines(text)
+      // a secret in a URL (a push address with a password) never reaches the admin's log page
+      const lines = textLines(redactUrlsIn(text))
       tail = tail.then(() => store.appendLines(logId, step, lines, at)).catch(onError)
       return tail
     },

@@ -1,6 +1,7 @@
 import { mkdir, stat } from 'node:fs/promises'
 import path from 'node:path'
 import pg from 'pg'
+import { redactUrlsIn } from '../redact.js'
 
 /** A start-up failure whose message names the setting at fault and the fix; shown to the operator as is. */
 export class StartupError extends Error {
@@ -29,7 +30,7 @@ export function databaseUrlError(err: unknown, url: string, timeoutMs: number): 
     }
   })()
   const unset = 'or unset DATABASE_URL to use the embedded database'
-  const message = e?.message ?? String(err)
+  const message = redactUrlsIn(e?.message ?? String(err))
   if (e?.code === 'ECONNREFUSED')
     return new StartupError(
       `cannot connect to ${where}: connection refused; start PostgreSQL there, correct the host/port, ${unset}`,
