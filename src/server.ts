@@ -9,6 +9,7 @@ import { createScheduler, mountScheduler } from './scheduler-wiring.js'
 import { createMetrics } from './services/metrics.js'
 import { SERVER_STATEMENT_TIMEOUT_MS } from './storage/db.js'
 import { openStore, type Store } from './storage/store.js'
+import { checkTrustedDirectory, PLAN_SUBDIRECTORIES } from './storage/trusted-directory.js'
 
 export interface RunningServer {
   readonly app: FastifyInstance
@@ -26,6 +27,7 @@ const SHUTDOWN_GRACE_MS = 8000
  * (the port taken, a bad HOST) closes what was started, the embedded database included, before it throws.
  */
 export async function startServer(config: Config, log: Logger, store?: Store): Promise<RunningServer> {
+  await checkTrustedDirectory('PLAN_DATA_DIR', config.planDataDir, { subdirectories: PLAN_SUBDIRECTORIES })
   const opened =
     store ?? (await openStore(config, log, { supervise: true, statementTimeoutMs: SERVER_STATEMENT_TIMEOUT_MS }))
   opened.supervise() // also a store handed over (demo --serve): the server restarts its embedded database

@@ -2,6 +2,7 @@ import { createServices, type Services } from '../compose.js'
 import { type Config, loadConfig } from '../config.js'
 import { createLogger, type Logger } from '../logger.js'
 import { openStore, type Store } from '../storage/store.js'
+import { checkTrustedDirectory, PLAN_SUBDIRECTORIES } from '../storage/trusted-directory.js'
 import { terminalProgress } from './progress.js'
 
 export interface CliContext {
@@ -27,6 +28,7 @@ export async function withContext<T>(
 ): Promise<T> {
   const config = loadConfig()
   const log = cliLogger(config)
+  await checkTrustedDirectory('PLAN_DATA_DIR', config.planDataDir, { subdirectories: PLAN_SUBDIRECTORIES })
   const store = await openStore(config, log)
   const services = createServices(config, log, store, { progress: terminalProgress() })
   const controller = new AbortController()

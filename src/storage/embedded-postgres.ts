@@ -10,6 +10,7 @@ import { processPath } from '../config.js'
 import type { Logger } from '../logger.js'
 import { isProcessAlive } from './process-alive.js'
 import { directoryError, ensureDirectory, StartupError } from './startup-errors.js'
+import { checkTrustedDirectory } from './trusted-directory.js'
 
 export { isProcessAlive }
 
@@ -322,6 +323,7 @@ export async function startEmbeddedPostgres(
 ): Promise<RunningPostgres> {
   const bins = await loadBinaries()
   const runAs = await ensureRunAs()
+  await checkTrustedDirectory('PG_DATA_DIR', dataDir, { owners: runAs.uid === undefined ? [] : [runAs.uid] })
   await initialise(dataDir, bins, runAs, log)
 
   const existing = await waitForRunningInstance(dataDir, 15_000)

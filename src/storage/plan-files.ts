@@ -1,5 +1,5 @@
 import { constants } from 'node:fs'
-import { open, stat } from 'node:fs/promises'
+import { lstat, open } from 'node:fs/promises'
 import path from 'node:path'
 import type { FullPlan } from '../domain/plan-types.js'
 import type { Market, Regime } from '../domain/regime.js'
@@ -35,6 +35,7 @@ function describe(err: unknown): string {
   const e = err as NodeJS.ErrnoException
   if (e.code === 'ENOENT') return 'missing'
   if (e.code === 'EACCES' || e.code === 'EPERM') return `unreadable (${e.code})`
+  if (e.code === 'ELOOP') return 'a symbolic link, refused'
   if (e.name === 'AbortError' || e.name === 'TimeoutError') return `not read within ${SNAPSHOT_READ_MS} ms`
   return `unreadable (${e.code ?? e.message})`
 }
@@ -46,7 +47,8 @@ function describe(err: unknown): string {
 async function readRegularFile(file: string): Promise<{ ok: true; text: string } | { ok: false; reason: string }> {
   let handle: Awaited<ReturnType<typeof open>>
   try {
-    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY)
+    // O_NOFOLLOW: a snapshot that is a symbolic link (to /etc/shadow, or to another user's forged file) is refused
+    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY | constants.O_NOFOLLOW)
   } catch (err) {
     return { ok: false, reason: describe(err) }
   }
@@ -96,7 +98,9 @@ export function parseSnapshot(text: string, date: string): SnapshotRead {
   try {
     value = JSON.parse(text)
   } catch (err) {
-    return { ok: false, reason: `corrupt JSON (${(err as Error).message})` }
+    // never the parser's message: it quotes the file's text, which may be anything the link pointed at
+    const at = /position (\d+)/.exec((err as Error).message)?.[1]
+    return { ok: false, reason: at === undefined ? 'corrupt JSON' : `corrupt JSON at byte ${at}` }
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     return { ok: false, reason: 'not a JSON object' }
@@ -134,7 +138,7 @@ export function createPlanFiles(root: string) {
     /** Identity of the snapshot file (size and mtime), or undefined when there is none. */
     async snapshotStamp(date: string): Promise<string | undefined> {
       try {
-        const s = await stat(snapshotPath(date))
+        const s = await lstat(snapshotPath(date))
         return `${s.size}:${s.mtimeMs}`
       } catch {
         return undefined
