@@ -6,6 +6,7 @@ import { createMetrics } from '../../src/services/metrics.js'
 import { buildTestApp, listenLocal, type TestApp } from '../support/app.js'
 import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
 import { type CapturedLog, captureLog } from '../support/log-capture.js'
+import { rawRequest } from '../support/raw-http.js'
 import type { TestDatabase } from '../support/test-db.js'
 
 interface Answer {
@@ -95,7 +96,7 @@ describe('cached GET /plan answered before routing (the plan hit lane)', () => {
     for (const answer of answers.slice(1)) {
       expect(answer.status).toBe(200)
       expect(answer.body.equals(answers[0]!.body)).toBe(true)
-      for (const header of ['content-type', 'content-length', 'connection', 'keep-alive'])
+      for (const header of ['content-type', 'content-length', 'connection', 'keep-alive', 'x-content-type-options'])
         expect(answer.headers[header], header).toBe(answers[0]!.headers[header])
     }
     expect(JSON.parse(answers[0]!.body.toString())).toMatchObject({
@@ -112,6 +113,30 @@ describe('cached GET /plan answered before routing (the plan hit lane)', () => {
     const ids = lines.map((l) => l.reqId as string)
     expect(new Set(ids).size, 'request ids stay unique across the lane and Fastify').toBe(3)
     for (const id of ids) expect(id).toMatch(/^req-[0-9a-z]+$/)
+  })
+
+  it('answers no Host outside ALLOWED_HOSTS from the lane either: Fastify refuses it with 403', async () => {
+    const config = { ...built.services.config, allowedHosts: ['127.0.0.1'] }
+    const guarded = await buildApp({ ...built.services, config, metrics: createMetrics({ defaults: false }) })
+    try {
+      const port = await listenLocal(guarded)
+      const get = (host: string) =>
+        rawRequest(port, `GET /plan?top=4 HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`)
+      expect((await get('127.0.0.1')).status).toBe(200) // routed, learnt
+      const hit = await get(`127.0.0.1:${port}`)
+      expect(hit.status).toBe(200)
+      expect(hit.headers['x-content-type-options']).toBe('nosniff')
+      const lane = async () =>
+        /^plan_hit_lane_total (\d+)/m.exec(
+          (await guarded.inject({ url: '/metrics', headers: { host: '127.0.0.1' } })).body,
+        )?.[1]
+      expect(await lane()).toBe('1') // the second was the lane's: the third would be too, but for its Host
+      const rebound = await get('attacker.example')
+      expect(rebound.status).toBe(403)
+      expect(JSON.parse(rebound.body).detail).toMatch(/ALLOWED_HOSTS/)
+    } finally {
+      await guarded.close()
+    }
   })
 
   it('hands a learnt URL back to the route once the cache forgets it (a refresh)', async () => {
