@@ -7,7 +7,7 @@
  *   services   services/
  *   storage    storage/                                                  (all SQL, files, the database)
  *   domain     domain/                                                   (pure: no I/O, no clock)
- *   base       config.ts, logger.ts, errors.ts, abort.ts, version.ts    (anyone may import these)
+ *   base       config.ts, logger.ts, errors.ts, abort.ts, version.ts, redact.ts, redirects.ts (anyone may import these)
  * An arrow may only point down (or sideways inside a folder); base imports only base.
  */
 const ENTRY = '^src/(main|server|compose|scheduler-wiring)\\.ts$|^src/cli/'
