@@ -1,7 +1,7 @@
 /**
  * A page of another site, in Chromium, cannot change the plan: its no-cors `fetch` POST and its text/plain form
  * POST to `/plan/refresh` get 403 and leave the plan file and the plan cache as they were, while a server-side
- * caller (`curl -X POST`, as the PMS does) still refreshes. One browser, one page.
+ * caller (`curl -X POST`, as the PMS does) still refreshes; `/docs` renders under its CSP. One browser, one page.
  */
 import { execFile } from 'node:child_process'
 import { readFile, writeFile } from 'node:fs/promises'
@@ -61,7 +61,7 @@ describe('cross-site writes', () => {
     const cached = built.services.plans.cacheKeys()
     expect(cached.length).toBeGreaterThan(0)
 
-    const { page, close } = await openPage(browser)
+    const { page, errors, close } = await openPage(browser)
     const answers: number[] = []
     page.on('response', (res) => {
       if (res.url().startsWith(`${service}/plan/refresh`)) answers.push(res.status())
@@ -75,6 +75,10 @@ describe('cross-site writes', () => {
       page.evaluate(`document.getElementById('f').submit()`),
     ])
     expect(await page.textContent('body')).toMatch(/"detail":".*may not change this service's state/)
+    // the same page then opens /docs: Swagger UI renders under its CSP with nothing refused
+    await page.goto(`${service}/docs/`)
+    await page.locator('.opblock').first().waitFor()
+    expect(errors.filter((e) => /Content Security Policy|Refused to/.test(e))).toEqual([])
     await close()
 
     expect(answers).toEqual([403, 403])

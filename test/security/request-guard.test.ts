@@ -122,7 +122,10 @@ describe('request guard and security headers', () => {
     const csp = String(docs.headers['content-security-policy'])
     expect(csp).toMatch(/frame-ancestors 'none'/)
     expect(csp).toMatch(/default-src 'self'/)
-    expect(csp).not.toMatch(/upgrade-insecure-requests|https:|unsafe-inline/)
+    expect(csp).not.toMatch(/upgrade-insecure-requests|https:/)
+    const scripts = /script-src ([^;]*)/.exec(csp)?.[1] ?? ''
+    expect(scripts).toMatch(/'self'/)
+    expect(scripts).not.toMatch(/unsafe-inline|unsafe-eval/)
   })
 
   it('keeps the protocol integers to their columns: a clear msg, not a database error', async () => {
