@@ -51,13 +51,13 @@ describe('closing the app does not wait on connections that carry no request', (
     const received = new Promise((resolve) => built.app.server.once('request', resolve))
     const client = await connect(port)
     client.socket.write(
-      'POST /plan/refresh HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\nContent-Type: text/plain\r\n' +
-        'Content-Length: 10\r\n\r\n01234',
+      'POST /plan/refresh HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\nContent-Type: application/json\r\n' +
+        'Content-Length: 10\r\n\r\n{"a":',
     )
     // in flight: its headers parsed, half its body read
     await within(received, 10_000, 'the server parsing the request')
     const closing = built.app.close()
-    client.socket.write('56789')
+    client.socket.write('1234}')
     await within(closing, 10_000, 'app.close() with a keep-alive request in flight')
     await within(client.closed, 1_000, 'the keep-alive socket')
     const [head = '', body = ''] = client.received().split('\r\n\r\n')

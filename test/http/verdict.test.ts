@@ -323,7 +323,7 @@ describe('GET /plan/verdict on the demo market', () => {
     for (const route of ['/plan/verdict', '/logic_state']) {
       const op = doc.paths[route].get
       expect(op.description, route).toContain(`At most ${MAX_CODES} codes`)
-      expect(Object.keys(op.responses).sort(), route).toEqual(['200', '400', '404', '422', '431', '500'])
+      expect(Object.keys(op.responses).sort(), route).toEqual(['200', '400', '403', '404', '422', '431', '500'])
     }
   })
 
