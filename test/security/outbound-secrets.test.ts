@@ -150,14 +150,14 @@ describe('outbound calls and secrets', () => {
       expect(exit.output).toMatch(/DATABASE_URL/)
       expect(exit.output).not.toContain(SECRET)
     }
-    // the test store's URL carries the embedded cluster's password
+    // the test store's URL carries the embedded cluster's password (CI's external PostgreSQL leg may have none)
     const password = decodeURIComponent(new URL(t.url).password)
-    expect(password).not.toBe('')
     const app = await buildTestApp(t, demo.env)
     try {
       const health = await app.app.inject('/health')
       expect(health.statusCode).toBe(200)
-      expect(health.body).not.toContain(password)
+      expect(health.body).not.toMatch(/:\/\//)
+      expect(password === '' || !health.body.includes(password)).toBe(true)
     } finally {
       await app.close()
     }

