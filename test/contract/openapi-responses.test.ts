@@ -187,6 +187,14 @@ describe('every response of the request set matches the served OpenAPI document'
       set.push({ target: 'demo', method, url, raw: 'malformed', status: 400 })
       set.push({ target: 'demo', method, url, raw: 'oversized', status: 431 })
     }
+    set.push({
+      target: 'demo',
+      method: 'GET',
+      url: '/stock/600000',
+      headers: { host: 'rebound.example' },
+      status: 403,
+      path: '/stock/{code}',
+    })
     for (const raw of ['malformed', 'oversized'] as const)
       set.push({
         target: 'demo',
