@@ -20,7 +20,6 @@ import { WEAK_REGIME_RULE } from './tiers.js'
 import { verdictText } from './verdict-text.js'
 
 export const DEFAULT_SIZES: PlanSizes = Object.freeze({ top: 20, obs_top: 10, theme_cap: 5 })
-const NO_THEME = '(none)'
 const NO_QUOTE: Quote = { close: null, pct_chg: null, turnover_rate: null, amount: null }
 
 export interface AssemblyInput {
@@ -119,7 +118,11 @@ export interface Selection {
   readonly themeCounts: Map<string, number>
 }
 
-/** Rank order; `main` fills to `top` skipping themes at `theme_cap`; `observe` to `obs_top`; no promotion. */
+/**
+ * Rank order; `main` fills to `top` skipping themes at `theme_cap`; `observe` to `obs_top`; no promotion. A row
+ * without a theme belongs to no theme and is never capped: counted as one "no theme" group, a market without
+ * themes (a bars-only bundle) would get `theme_cap` main names a day at most.
+ */
 export function selectRows(full: FullPlan, sizes: PlanSizes): Selection {
   const main: FullRow[] = []
   const observe: FullRow[] = []
@@ -127,12 +130,12 @@ export function selectRows(full: FullPlan, sizes: PlanSizes): Selection {
   const themeCounts = new Map<string, number>()
   for (const row of full.rows) {
     if (row.tier === 'main') {
-      const theme = row.theme ?? NO_THEME
+      const theme = row.theme
       if (main.length >= sizes.top) left.set(row.code, 'beyond_top')
-      else if ((themeCounts.get(theme) ?? 0) >= sizes.theme_cap) left.set(row.code, 'theme_cap')
+      else if (theme !== null && (themeCounts.get(theme) ?? 0) >= sizes.theme_cap) left.set(row.code, 'theme_cap')
       else {
         main.push(row)
-        themeCounts.set(theme, (themeCounts.get(theme) ?? 0) + 1)
+        if (theme !== null) themeCounts.set(theme, (themeCounts.get(theme) ?? 0) + 1)
       }
     } else if (observe.length < sizes.obs_top) observe.push(row)
     else left.set(row.code, 'beyond_obs_top')

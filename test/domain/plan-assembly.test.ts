@@ -53,11 +53,14 @@ describe('plan assembly', () => {
     })
   })
 
-  it('counts a missing theme as one bucket for the cap', () => {
-    const rows = Array.from({ length: 4 }, (_, i) =>
+  it('caps no row without a theme: a market without themes still fills main to top', () => {
+    const rows = Array.from({ length: 24 }, (_, i) =>
       tierRow({ code: code(i), rank: i + 1, score: 80, theme: null, segment: null }),
     )
-    expect(cutPlan(full(rows), { top: 20, obs_top: 10, theme_cap: 2 }).main).toHaveLength(2)
+    const plan = cutPlan(full(rows), { top: 20, obs_top: 10, theme_cap: 2 })
+    expect(plan.main).toHaveLength(20)
+    expect(plan.card_counts.theme_cap).toBe(0)
+    expect(plan.card_counts.beyond_top).toBe(4)
   })
 
   it('drops held, suspended, ST, new and illiquid rows at screening, held first', () => {
