@@ -22,6 +22,8 @@ import { ImportError } from './import-error.js'
 export interface StagedFile {
   readonly name: string
   readonly columns: ReadonlySet<string>
+  /** Rows COPY put in it. */
+  readonly rows: number
 }
 
 export type Staged = ReadonlyMap<TushareStage, StagedFile>
@@ -57,9 +59,14 @@ async function rowCount(client: pg.PoolClient, text: string): Promise<number> {
   return (await client.query(text)).rowCount ?? 0
 }
 
-/** Refuses a file that repeats a key: the later line names the earlier one. */
+/**
+ * Refuses a file that repeats a key: the later line names the earlier one. A hash aggregate answers "any
+ * repeat?" in one pass; only a file that has one pays for the window query that finds its lines.
+ */
 async function refuseRepeats(client: pg.PoolClient, file: string, staged: StagedFile, keys: string[]): Promise<void> {
   const list = keys.map(ident).join(', ')
+  const any = await client.query(`select 1 from ${ident(staged.name)} group by ${list} having count(*) > 1 limit 1`)
+  if (any.rowCount === 0) return
   const { rows } = await client.query<{ line: number; first: number; k: string }>(
     `select line, first, concat_ws(', ', ${keys.map((k) => `${ident(k)}::text`).join(', ')}) as k
      from (select line, ${list}, min(line) over w as first, row_number() over (w order by line) as n
@@ -183,26 +190,66 @@ export async function mergeDaily(client: pg.PoolClient, staged: Staged): Promise
   ]
   // a bundle without daily_basic / stk_limit leaves the stored turnover and limit prices as they were
   const kept = new Set(['turnover_rate', 'up_limit', 'down_limit'])
-  const set = values.map((c) => (kept.has(c) ? `${c} = coalesce(excluded.${c}, b.${c})` : `${c} = excluded.${c}`))
-  const next = values.map((c) => (kept.has(c) ? `coalesce(excluded.${c}, b.${c})` : `excluded.${c}`))
-  return counted(
-    client,
-    `insert into daily_bars as b (code, trade_date, ${values.join(', ')})
-     select d.code, d.trade_date, d.open, d.high, d.low, d.close, ${column(daily, 'pre_close', undefined, 'd')},
-       d.volume, d.amount, a.adj_factor, false,
+  const fresh = `select d.code, d.trade_date, d.open, d.high, d.low, d.close, ${column(daily, 'pre_close', undefined, 'd')}
+       as pre_close, d.volume, d.amount, a.adj_factor, false as is_suspended,
        exists (select from st_periods p where p.code = d.code and d.trade_date >= p.start_date
-               and (p.end_date is null or d.trade_date <= p.end_date)),
-       ${turnover}, ${up}, ${down}
+               and (p.end_date is null or d.trade_date <= p.end_date)) as is_st,
+       ${turnover} as turnover_rate, ${up} as up_limit, ${down} as down_limit
      from ${ident(daily.name)} d join ${ident(adj.name)} a on a.code = d.code and a.trade_date = d.trade_date
-     ${joins}
+     ${joins}`
+  return writeBars(client, fresh, daily.rows, values, kept)
+}
+
+/**
+ * The bundle's bars (`fresh`: `rows` rows, one per key) into daily_bars in two set-based statements: the bars
+ * the store lacks by a plain INSERT in key order (no speculative insertion: half the time of ON CONFLICT),
+ * then, unless every bar was new, an upsert of the stored bars whose values differ. Unchanged bars cost a hash
+ * join and no write. Should another session insert one of the new keys meanwhile, the unique violation sends
+ * every bar through the upsert instead.
+ */
+async function writeBars(
+  client: pg.PoolClient,
+  fresh: string,
+  rows: number,
+  values: readonly string[],
+  kept: ReadonlySet<string>,
+): Promise<MergeCounts> {
+  const list = `code, trade_date, ${values.join(', ')}`
+  let inserted = 0
+  await client.query('savepoint merge_new_bars')
+  try {
+    const result = await client.query(
+      `insert into daily_bars (${list}) select ${list} from (${fresh}) f
+       where not exists (select from daily_bars b where b.code = f.code and b.trade_date = f.trade_date)
+       order by code, trade_date`,
+    )
+    inserted = result.rowCount ?? 0
+    await client.query('release savepoint merge_new_bars')
+  } catch (err) {
+    if ((err as { code?: string }).code !== '23505') throw err
+    await client.query('rollback to savepoint merge_new_bars')
+  }
+  if (inserted === rows) return { inserted, updated: 0 }
+  const next = (row: string) => values.map((c) => (kept.has(c) ? `coalesce(${row}.${c}, b.${c})` : `${row}.${c}`))
+  const set = values.map((c, i) => `${c} = ${next('excluded')[i]}`)
+  const upserted = await counted(
+    client,
+    `insert into daily_bars as b (${list})
+     select f.code, f.trade_date, ${values.map((c) => `f.${c}`).join(', ')}
+     from (${fresh}) f left join daily_bars b on b.code = f.code and b.trade_date = f.trade_date
+     where b.code is null or (${values.map((c) => `b.${c}`).join(', ')}) is distinct from (${next('f').join(', ')})
      on conflict (code, trade_date) do update set ${set.join(', ')}
-     where (${values.map((c) => `b.${c}`).join(', ')}) is distinct from (${next.join(', ')})`,
+     where (${values.map((c) => `b.${c}`).join(', ')}) is distinct from (${next('excluded').join(', ')})`,
   )
+  return { inserted: inserted + upserted.inserted, updated: upserted.updated }
 }
 
 /** Factors for stored bars the bundle's daily.csv does not repeat (tushare revises history factors). */
 export async function mergeAdjFactors(client: pg.PoolClient, staged: Staged): Promise<MergeCounts> {
   const adj = staged.get('adj_factor')!
+  const daily = staged.get('daily')
+  // mergeDaily refused repeats and bars without a factor: as many factors as bars means none is left over
+  if (daily && daily.rows === adj.rows) return { inserted: 0, updated: 0 }
   const updated = await rowCount(
     client,
     `update daily_bars b set adj_factor = a.adj_factor from ${notInDaily(adj, staged.get('daily'))} a
@@ -345,6 +392,9 @@ export async function mergeTushareBundle(
   timings: Record<string, number> = {},
 ): Promise<Map<TushareStage, MergeCounts>> {
   const out = new Map<TushareStage, MergeCounts>()
+  // the merge hashes and sorts whole files: in 4 MB (the default) a 2 M-row join spills to disk in batches
+  await client.query(`set local work_mem = '256MB'`)
+  await client.query(`set local maintenance_work_mem = '256MB'`)
   const run = async (stage: TushareStage, merge: (s: StagedFile) => Promise<MergeCounts>) => {
     const file = staged.get(stage)
     if (!file) return

@@ -163,7 +163,7 @@ async function importBundle(
       const { table } = file.spec
       if (isStage(table)) {
         await tx.analyze(staging)
-        staged.set(table, { name: staging.name, columns: new Set(staging.columns.map((c) => c.name)) })
+        staged.set(table, { name: staging.name, columns: new Set(staging.columns.map((c) => c.name)), rows })
         stagedRows.set(table, { rows, stagingMs: performance.now() - fileStarted })
         deps.progress.done(`${file.spec.file}: ${rows} rows staged`)
       } else {
