@@ -197,51 +197,73 @@ export async function mergeDaily(client: pg.PoolClient, staged: Staged): Promise
        ${turnover} as turnover_rate, ${up} as up_limit, ${down} as down_limit
      from ${ident(daily.name)} d join ${ident(adj.name)} a on a.code = d.code and a.trade_date = d.trade_date
      ${joins}`
-  return writeBars(client, fresh, daily.rows, values, kept)
+  return writeBars(client, daily, fresh, values, kept)
 }
 
 /**
- * The bundle's bars (`fresh`: `rows` rows, one per key) into daily_bars in two set-based statements: the bars
- * the store lacks by a plain INSERT in key order (no speculative insertion: half the time of ON CONFLICT),
- * then, unless every bar was new, an upsert of the stored bars whose values differ. Unchanged bars cost a hash
- * join and no write. Should another session insert one of the new keys meanwhile, the unique violation sends
- * every bar through the upsert instead.
+ * The bundle's bars (`fresh`, one row per key) into daily_bars by set-based statements. When the store holds
+ * no bar in the bundle's date range (a first load), one plain INSERT in key order (no speculative insertion:
+ * half the time of ON CONFLICT). Otherwise one hash join sorts the bundle's bars into new and changed ones
+ * (unchanged bars are never written), then an INSERT of the new and an upsert of the changed. Should another
+ * session insert one of the keys meanwhile, the unique violation sends the bars through the second way.
  */
 async function writeBars(
   client: pg.PoolClient,
+  daily: StagedFile,
   fresh: string,
-  rows: number,
   values: readonly string[],
   kept: ReadonlySet<string>,
 ): Promise<MergeCounts> {
   const list = `code, trade_date, ${values.join(', ')}`
-  let inserted = 0
-  await client.query('savepoint merge_new_bars')
-  try {
-    const result = await client.query(
-      `insert into daily_bars (${list}) select ${list} from (${fresh}) f
-       where not exists (select from daily_bars b where b.code = f.code and b.trade_date = f.trade_date)
-       order by code, trade_date`,
-    )
-    inserted = result.rowCount ?? 0
-    await client.query('release savepoint merge_new_bars')
-  } catch (err) {
-    if ((err as { code?: string }).code !== '23505') throw err
-    await client.query('rollback to savepoint merge_new_bars')
-  }
-  if (inserted === rows) return { inserted, updated: 0 }
-  const next = (row: string) => values.map((c) => (kept.has(c) ? `coalesce(${row}.${c}, b.${c})` : `${row}.${c}`))
-  const set = values.map((c, i) => `${c} = ${next('excluded')[i]}`)
-  const upserted = await counted(
-    client,
-    `insert into daily_bars as b (${list})
-     select f.code, f.trade_date, ${values.map((c) => `f.${c}`).join(', ')}
-     from (${fresh}) f left join daily_bars b on b.code = f.code and b.trade_date = f.trade_date
-     where b.code is null or (${values.map((c) => `b.${c}`).join(', ')}) is distinct from (${next('f').join(', ')})
-     on conflict (code, trade_date) do update set ${set.join(', ')}
-     where (${values.map((c) => `b.${c}`).join(', ')}) is distinct from (${next('excluded').join(', ')})`,
+  const { rows } = await client.query<{ stored: boolean }>(
+    `select exists (select from daily_bars where trade_date between
+       (select min(trade_date) from ${ident(daily.name)}) and (select max(trade_date) from ${ident(daily.name)})) as stored`,
   )
-  return { inserted: inserted + upserted.inserted, updated: upserted.updated }
+  if (!rows[0]?.stored) {
+    await client.query('savepoint merge_new_bars')
+    try {
+      const result = await client.query(
+        `insert into daily_bars (${list}) select ${list} from (${fresh}) f order by code, trade_date`,
+      )
+      await client.query('release savepoint merge_new_bars')
+      return { inserted: result.rowCount ?? 0, updated: 0 }
+    } catch (err) {
+      if ((err as { code?: string }).code !== '23505') throw err
+      await client.query('rollback to savepoint merge_new_bars')
+    }
+  }
+  const next = (row: string) => values.map((c) => (kept.has(c) ? `coalesce(${row}.${c}, b.${c})` : `${row}.${c}`))
+  await client.query(
+    `create temp table merge_bars on commit drop as
+     select f.*, b.code is not null as stored from (${fresh}) f
+     left join daily_bars b on b.code = f.code and b.trade_date = f.trade_date
+     where b.code is null or (${values.map((c) => `b.${c}`).join(', ')}) is distinct from (${next('f').join(', ')})`,
+  )
+  try {
+    let inserted = 0
+    await client.query('savepoint merge_new_bars')
+    try {
+      const result = await client.query(
+        `insert into daily_bars (${list}) select ${list} from merge_bars where not stored order by code, trade_date`,
+      )
+      inserted = result.rowCount ?? 0
+      await client.query('release savepoint merge_new_bars')
+    } catch (err) {
+      if ((err as { code?: string }).code !== '23505') throw err
+      await client.query('rollback to savepoint merge_new_bars')
+      await client.query('update merge_bars set stored = true')
+    }
+    const set = values.map((c, i) => `${c} = ${next('excluded')[i]}`)
+    const upserted = await counted(
+      client,
+      `insert into daily_bars as b (${list}) select ${list} from merge_bars where stored
+       on conflict (code, trade_date) do update set ${set.join(', ')}
+       where (${values.map((c) => `b.${c}`).join(', ')}) is distinct from (${next('excluded').join(', ')})`,
+    )
+    return { inserted: inserted + upserted.inserted, updated: upserted.updated }
+  } finally {
+    await client.query('drop table merge_bars')
+  }
 }
 
 /** Factors for stored bars the bundle's daily.csv does not repeat (tushare revises history factors). */

@@ -229,6 +229,38 @@ describe('tushare bundle import', () => {
     )
   })
 
+  it('a later bundle with a corrected bar and a new day writes just those two, keeping the stored turnover', async () => {
+    const dir = await bundleCopy(async (d) => {
+      for (const file of ['stock_basic', 'index_daily', 'trade_cal', 'daily_basic', 'fina_indicator', 'namechange']) {
+        await rm(path.join(d, `${file}.csv`))
+      }
+      for (const file of ['suspend_d', 'stk_limit']) await rm(path.join(d, `${file}.csv`))
+      const daily = path.join(d, 'daily.csv')
+      const text = (await readFile(daily, 'utf8')).replace(
+        /^(600519\.SH,20240103,1689\.01,1690\.42,1662\.91,)1676\.5/m,
+        '$11677.5',
+      )
+      await writeFile(
+        daily,
+        `${text.trimEnd()}\n600519.SH,20240506,1700,1710,1690,1705,1685.71,19.29,1.14,50000,8500000\n`,
+      )
+      const adj = path.join(d, 'adj_factor.csv')
+      await writeFile(adj, `${(await readFile(adj, 'utf8')).trimEnd()}\n600519.SH,20240506,8.4153\n`)
+    })
+    const bar = `select close, turnover_rate from daily_bars where code = '600519.SH' and trade_date = '2024-01-03'`
+    const [before] = await rows(t, bar)
+    const result = await runImport(t, dir)
+    expect(result.files.find((f) => f.file === 'daily.csv')).toMatchObject({ rows: 862, inserted: 1, updated: 1 })
+    expect(await rows(t, bar)).toEqual([{ close: 1677.5, turnover_rate: before!.turnover_rate }])
+    expect(before!.turnover_rate).not.toBeNull()
+    expect(
+      await rows(
+        t,
+        `select close, volume, adj_factor from daily_bars where code = '600519.SH' and trade_date = '2024-05-06'`,
+      ),
+    ).toEqual([{ close: 1705, volume: 5_000_000, adj_factor: 8.4153 }])
+  })
+
   it('names the line of invalid UTF-8 and suggests --encoding gbk, which imports the GBK file', async () => {
     const dir = path.join(DATA, 'gbk')
     const err = await failure(runImport(t, dir))
