@@ -33,6 +33,10 @@ export interface MergeCounts {
   readonly updated: number
   /** Staged rows left out on purpose (fina_indicator rows superseded within one announcement). */
   readonly skipped?: number
+  /** Why they were left out, as a person reads it. */
+  readonly skippedWhy?: string
+  /** Rows written onto another file's rows in the same statement (adj_factor onto daily.csv's bars). */
+  readonly attached?: number
 }
 
 const ident = (name: string): string => `"${name.replaceAll('"', '""')}"`
@@ -105,7 +109,8 @@ export async function mergeNameChanges(client: pg.PoolClient, s: StagedFile): Pr
            where p2.end_date is null group by p2.code, p2.start_date) later
      where p.code = later.code and p.start_date = later.start_date and p.end_date is null`,
   )
-  return counts
+  const other = await client.query<{ n: number }>(`select count(*)::int as n from ${table} where name !~ ${ST_NAME}`)
+  return { ...counts, skipped: other.rows[0]?.n ?? 0, skippedWhy: 'names without ST' }
 }
 
 export async function mergeStockSt(client: pg.PoolClient, s: StagedFile): Promise<MergeCounts> {
@@ -270,14 +275,21 @@ async function writeBars(
 export async function mergeAdjFactors(client: pg.PoolClient, staged: Staged): Promise<MergeCounts> {
   const adj = staged.get('adj_factor')!
   const daily = staged.get('daily')
-  // mergeDaily refused repeats and bars without a factor: as many factors as bars means none is left over
-  if (daily && daily.rows === adj.rows) return { inserted: 0, updated: 0 }
+  // mergeDaily refused repeats and bars without a factor: each daily.csv bar took exactly one factor
+  const attached = daily?.rows ?? 0
+  if (daily && daily.rows === adj.rows) return { inserted: 0, updated: 0, attached }
+  const others = notInDaily(adj, daily)
   const updated = await rowCount(
     client,
-    `update daily_bars b set adj_factor = a.adj_factor from ${notInDaily(adj, staged.get('daily'))} a
+    `update daily_bars b set adj_factor = a.adj_factor from ${others} a
      where b.code = a.code and b.trade_date = a.trade_date and b.adj_factor is distinct from a.adj_factor`,
   )
-  return { inserted: 0, updated }
+  const { rows } = await client.query<{ n: number }>(
+    `select count(*)::int as n from ${others} a
+     where not exists (select from daily_bars b where b.code = a.code and b.trade_date = a.trade_date)`,
+  )
+  const skipped = rows[0]?.n ?? 0
+  return { inserted: 0, updated, attached, skipped, skippedWhy: 'no bar of that code and day' }
 }
 
 /**
@@ -292,7 +304,7 @@ export async function mergeSuspensions(client: pg.PoolClient, staged: Staged): P
         p.adj_factor)`
     : 'p.adj_factor'
   const timing = column(s, 'suspend_timing', 'text')
-  return counted(
+  const counts = await counted(
     client,
     `insert into daily_bars (code, trade_date, open, high, low, close, pre_close, volume, amount, adj_factor,
        is_suspended, is_st)
@@ -308,6 +320,11 @@ export async function mergeSuspensions(client: pg.PoolClient, staged: Staged): P
        and not exists (select from trading_calendar c where c.cal_date = s.trade_date and not c.is_open)
      on conflict (code, trade_date) do nothing`,
   )
+  return {
+    ...counts,
+    skipped: s.rows - counts.inserted,
+    skippedWhy: 'intraday halts, days after the last bar or closed, or a bar already stored',
+  }
 }
 
 /**
@@ -388,22 +405,32 @@ export async function mergeFinaIndicator(client: pg.PoolClient, s: StagedFile): 
        .map((c) => `excluded.${c}`)
        .join(', ')})`,
   )
-  return { ...counts, skipped: rows[0]?.n ?? 0 }
+  return { ...counts, skipped: rows[0]?.n ?? 0, skippedWhy: 'corrections superseded within one announcement' }
 }
 
 /** Limit prices onto stored bars the bundle's daily.csv does not hold (mergeDaily wrote the others). */
 export async function mergeStkLimit(client: pg.PoolClient, staged: Staged): Promise<MergeCounts> {
   const s = staged.get('stk_limit')!
   await refuseRepeats(client, 'stk_limit.csv', s, ['code', 'trade_date'])
+  const daily = staged.get('daily')
+  const attached = daily
+    ? ((
+        await client.query<{ n: number }>(
+          `select count(*)::int as n from ${ident(s.name)} x
+           where exists (select from ${ident(daily.name)} d where d.code = x.code and d.trade_date = x.trade_date)`,
+        )
+      ).rows[0]?.n ?? 0)
+    : 0
+  if (attached === s.rows) return { inserted: 0, updated: 0, attached }
   const updated = await rowCount(
     client,
     `update daily_bars b set up_limit = ${column(s, 'up_limit', undefined, 's')},
        down_limit = ${column(s, 'down_limit', undefined, 's')}
-     from ${notInDaily(s, staged.get('daily'))} s
+     from ${notInDaily(s, daily)} s
      where b.code = s.code and b.trade_date = s.trade_date and (b.up_limit, b.down_limit)
        is distinct from (${column(s, 'up_limit', undefined, 's')}, ${column(s, 'down_limit', undefined, 's')})`,
   )
-  return { inserted: 0, updated }
+  return { inserted: 0, updated, attached }
 }
 
 /** Every staged file of the bundle into the store, in dependency order; per-file counts. */
@@ -437,4 +464,44 @@ export async function mergeTushareBundle(
   await run('fina_indicator', (s) => mergeFinaIndicator(client, s))
   await run('stk_limit', () => mergeStkLimit(client, staged))
   return out
+}
+
+/** Names that mark ST or delisting: ST, *ST, S*ST, SST, or 退 anywhere (退市整理, XX退). */
+const ST_OR_DELISTING_NAME = `(name ~ ${ST_NAME} or name like '%退%')`
+
+export interface NameStFlags {
+  /** Codes of the bundle's stock_basic whose current name carries ST, *ST or 退. */
+  readonly codes: number
+  /** The day from which they are flagged: the store's last bar date; null when the store has no bar. */
+  readonly from: string | null
+}
+
+/**
+ * A bundle without ST history (no namechange, no stock_st) whose stock_basic names carry ST, *ST or 退: the
+ * name is true on the day the list was taken, not before, so those codes are flagged ST from the store's last
+ * bar date on (an open st_periods row) and earlier days are left as they were. Codes whose ST history the store
+ * already holds for that day are left alone.
+ */
+export async function stFromNames(client: pg.PoolClient, securities: string): Promise<NameStFlags> {
+  const { rows } = await client.query<{ codes: number; from: string | null }>(
+    `select (select count(*)::int from ${ident(securities)} where ${ST_OR_DELISTING_NAME}) as codes,
+            (select max(trade_date)::text from daily_bars) as from`,
+  )
+  const codes = rows[0]?.codes ?? 0
+  const from = rows[0]?.from ?? null
+  if (codes === 0 || from === null) return { codes, from }
+  await client.query(
+    `insert into st_periods (code, start_date, end_date, name)
+     select s.code, $1::date, null, s.name from ${ident(securities)} s
+     where ${ST_OR_DELISTING_NAME.replaceAll('name', 's.name')} and not exists (select from st_periods p where p.code = s.code
+       and p.start_date <= $1::date and (p.end_date is null or p.end_date >= $1::date))
+     on conflict (code, start_date) do nothing`,
+    [from],
+  )
+  await client.query(
+    `update daily_bars b set is_st = true from ${ident(securities)} s
+     where b.code = s.code and b.trade_date >= $1::date and not b.is_st and ${ST_OR_DELISTING_NAME.replaceAll('name', 's.name')}`,
+    [from],
+  )
+  return { codes, from }
 }

@@ -66,7 +66,19 @@ describe('tushare bundle import', () => {
     expect(first.files.find((f) => f.file === 'suspend_d.csv')).toMatchObject({ inserted: 3 })
     // the update_flag 0 row of 600519.SH's 2023 report, superseded within the same announcement
     expect(first.files.find((f) => f.file === 'fina_indicator.csv')).toMatchObject({ inserted: 8, skipped: 1 })
-    expect(first.summary).toMatch(/; 1 superseded row skipped$/)
+    // per table, as a person reads them: the factors are attached to the bars, not "unchanged" rows
+    expect(first.summary.split('\n').slice(1)).toEqual([
+      '  securities: stock_basic.csv 12 inserted, 0 updated, 0 unchanged',
+      '  index_bars: index_daily.csv 78 inserted, 0 updated, 0 unchanged',
+      '  trading_calendar: trade_cal.csv 121 inserted, 0 updated, 0 unchanged',
+      "  daily_bars: daily.csv 861 inserted, 0 updated, 0 unchanged; adj_factor.csv 861 attached to daily.csv's bars, " +
+        '3 skipped (no bar of that code and day); suspend_d.csv 3 inserted, 0 updated, 0 unchanged, 3 skipped (intraday halts, ' +
+        "days after the last bar or closed, or a bar already stored); stk_limit.csv 2 attached to daily.csv's bars",
+      '  daily_basics: daily_basic.csv 861 inserted, 0 updated, 0 unchanged',
+      '  financials: fina_indicator.csv 8 inserted, 0 updated, 0 unchanged, 1 skipped (corrections superseded within one announcement)',
+      '  st_periods: namechange.csv 1 inserted, 0 updated, 0 unchanged, 2 skipped (names without ST)',
+    ])
+    expect(first.warnings).toEqual([])
   })
 
   it('takes the exchange from the ts_code suffix and the board from the code, with list status and dates', async () => {
@@ -273,6 +285,48 @@ describe('tushare bundle import', () => {
     expect(await rows(t, `select name, industry from securities where code = '600519.SH'`)).toEqual([
       { name: '贵州茅台', industry: '白酒' },
     ])
+  })
+})
+
+describe('a tushare bundle without ST history', () => {
+  let t: TestDatabase
+  beforeAll(async () => {
+    t = await createTestDatabase()
+  })
+  afterAll(() => t.drop())
+
+  it('warns how many names carry ST or 退 and flags them ST from the last bar date on, not before', async () => {
+    const dir = await bundleCopy(async (d) => {
+      await rm(path.join(d, 'namechange.csv'))
+      const basic = path.join(d, 'stock_basic.csv')
+      await writeFile(
+        basic,
+        (await readFile(basic, 'utf8')).replace('000001.SZ,000001,平安银行', '000001.SZ,000001,*ST平安'),
+      )
+    })
+    const warning =
+      'stock_basic.csv: 2 codes carry ST, *ST or 退 in their names, and the bundle has no namechange.csv or ' +
+      "stock_st.csv: they are flagged ST from 2024-04-30 (the store's last bar date) on, earlier days unflagged; " +
+      'add namechange.csv for their ST history'
+    const result = await runImport(t, dir)
+    expect(result.warnings).toEqual([warning])
+    expect(await rows(t, `select code, start_date, end_date from st_periods order by code`)).toEqual([
+      { code: '000001.SZ', start_date: '2024-04-30', end_date: null },
+      { code: '600087.SH', start_date: '2024-04-30', end_date: null },
+    ])
+    expect(
+      await rows(
+        t,
+        `select trade_date, is_st from daily_bars where code = '000001.SZ' and trade_date >= '2024-04-29' order by 1`,
+      ),
+    ).toEqual([
+      { trade_date: '2024-04-29', is_st: false },
+      { trade_date: '2024-04-30', is_st: true },
+    ])
+    const again = await runImport(t, dir)
+    expect(again.warnings).toEqual([warning])
+    expect(again.files.filter((f) => f.inserted + f.updated > 0)).toEqual([])
+    expect(await rows(t, 'select count(*)::int as n from st_periods')).toEqual([{ n: 2 }])
   })
 })
 
