@@ -238,45 +238,44 @@ async function writeBars(
     }
   }
   const next = (row: string) => values.map((c) => (kept.has(c) ? `coalesce(${row}.${c}, b.${c})` : `${row}.${c}`))
+  await client.query('drop table if exists merge_bars')
   await client.query(
     `create temp table merge_bars on commit drop as
      select f.*, b.code is not null as stored from (${fresh}) f
      left join daily_bars b on b.code = f.code and b.trade_date = f.trade_date
      where b.code is null or (${values.map((c) => `b.${c}`).join(', ')}) is distinct from (${next('f').join(', ')})`,
   )
+  let inserted = 0
+  await client.query('savepoint merge_new_bars')
   try {
-    let inserted = 0
-    await client.query('savepoint merge_new_bars')
-    try {
-      const result = await client.query(
-        `insert into daily_bars (${list}) select ${list} from merge_bars where not stored order by code, trade_date`,
-      )
-      inserted = result.rowCount ?? 0
-      await client.query('release savepoint merge_new_bars')
-    } catch (err) {
-      if ((err as { code?: string }).code !== '23505') throw err
-      await client.query('rollback to savepoint merge_new_bars')
-      await client.query('update merge_bars set stored = true')
-    }
-    const set = values.map((c, i) => `${c} = ${next('excluded')[i]}`)
-    const upserted = await counted(
-      client,
-      `insert into daily_bars as b (${list}) select ${list} from merge_bars where stored
-       on conflict (code, trade_date) do update set ${set.join(', ')}
-       where (${values.map((c) => `b.${c}`).join(', ')}) is distinct from (${next('excluded').join(', ')})`,
+    const result = await client.query(
+      `insert into daily_bars (${list}) select ${list} from merge_bars where not stored order by code, trade_date`,
     )
-    return { inserted: inserted + upserted.inserted, updated: upserted.updated }
-  } finally {
-    await client.query('drop table merge_bars')
+    inserted = result.rowCount ?? 0
+    await client.query('release savepoint merge_new_bars')
+  } catch (err) {
+    if ((err as { code?: string }).code !== '23505') throw err
+    await client.query('rollback to savepoint merge_new_bars')
+    await client.query('update merge_bars set stored = true')
   }
+  const set = values.map((c, i) => `${c} = ${next('excluded')[i]}`)
+  const upserted = await counted(
+    client,
+    `insert into daily_bars as b (${list}) select ${list} from merge_bars where stored
+     on conflict (code, trade_date) do update set ${set.join(', ')}
+     where (${values.map((c) => `b.${c}`).join(', ')}) is distinct from (${next('excluded').join(', ')})`,
+  )
+  // merge_bars (the bars written) stays until commit: stk_limit counts its rows attached to them
+  return { inserted: inserted + upserted.inserted, updated: upserted.updated }
 }
 
 /** Factors for stored bars the bundle's daily.csv does not repeat (tushare revises history factors). */
-export async function mergeAdjFactors(client: pg.PoolClient, staged: Staged): Promise<MergeCounts> {
+export async function mergeAdjFactors(client: pg.PoolClient, staged: Staged, written: number): Promise<MergeCounts> {
   const adj = staged.get('adj_factor')!
   const daily = staged.get('daily')
-  // mergeDaily refused repeats and bars without a factor: each daily.csv bar took exactly one factor
-  const attached = daily?.rows ?? 0
+  // every bar mergeDaily wrote took its factor from adj_factor.csv; the factors of its unchanged bars are unchanged
+  const attached = written
+  // mergeDaily refused repeats and bars without a factor: as many factors as bars means none is left over
   if (daily && daily.rows === adj.rows) return { inserted: 0, updated: 0, attached }
   const others = notInDaily(adj, daily)
   const updated = await rowCount(
@@ -284,9 +283,12 @@ export async function mergeAdjFactors(client: pg.PoolClient, staged: Staged): Pr
     `update daily_bars b set adj_factor = a.adj_factor from ${others} a
      where b.code = a.code and b.trade_date = a.trade_date and b.adj_factor is distinct from a.adj_factor`,
   )
+  // factors of the bundle's suspended days are taken by mergeSuspensions: not left out
+  const suspended = staged.get('suspend_d')
   const { rows } = await client.query<{ n: number }>(
     `select count(*)::int as n from ${others} a
-     where not exists (select from daily_bars b where b.code = a.code and b.trade_date = a.trade_date)`,
+     where not exists (select from daily_bars b where b.code = a.code and b.trade_date = a.trade_date)
+     ${suspended ? `and not exists (select from ${ident(suspended.name)} s where s.code = a.code and s.trade_date = a.trade_date)` : ''}`,
   )
   const skipped = rows[0]?.n ?? 0
   return { inserted: 0, updated, attached, skipped, skippedWhy: 'no bar of that code and day' }
@@ -413,7 +415,20 @@ export async function mergeStkLimit(client: pg.PoolClient, staged: Staged): Prom
   const s = staged.get('stk_limit')!
   await refuseRepeats(client, 'stk_limit.csv', s, ['code', 'trade_date'])
   const daily = staged.get('daily')
-  const attached = daily
+  // limits written with daily.csv's bars: into every bar of a first load, else into the new and changed ones
+  const { rows: kept } = await client.query<{ merged: string | null }>(
+    `select to_regclass('pg_temp.merge_bars')::text as merged`,
+  )
+  const written = kept[0]?.merged ? 'merge_bars' : daily ? ident(daily.name) : null
+  const attached = written
+    ? ((
+        await client.query<{ n: number }>(
+          `select count(*)::int as n from ${ident(s.name)} x
+           where exists (select from ${written} d where d.code = x.code and d.trade_date = x.trade_date)`,
+        )
+      ).rows[0]?.n ?? 0)
+    : 0
+  const inDaily = daily
     ? ((
         await client.query<{ n: number }>(
           `select count(*)::int as n from ${ident(s.name)} x
@@ -421,7 +436,7 @@ export async function mergeStkLimit(client: pg.PoolClient, staged: Staged): Prom
         )
       ).rows[0]?.n ?? 0)
     : 0
-  if (attached === s.rows) return { inserted: 0, updated: 0, attached }
+  if (inDaily === s.rows) return { inserted: 0, updated: 0, attached }
   const updated = await rowCount(
     client,
     `update daily_bars b set up_limit = ${column(s, 'up_limit', undefined, 's')},
@@ -455,7 +470,10 @@ export async function mergeTushareBundle(
   await run('namechange', (s) => mergeNameChanges(client, s))
   await run('stock_st', (s) => mergeStockSt(client, s))
   await run('daily', () => mergeDaily(client, staged))
-  await run('adj_factor', () => mergeAdjFactors(client, staged))
+  await run('adj_factor', () => {
+    const bars = out.get('daily')
+    return mergeAdjFactors(client, staged, bars ? bars.inserted + bars.updated : 0)
+  })
   await run('suspend_d', () => mergeSuspensions(client, staged))
   const stStarted = performance.now()
   await refreshStFlags(client, staged)

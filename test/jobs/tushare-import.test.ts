@@ -72,7 +72,7 @@ describe('tushare bundle import', () => {
       '  index_bars: index_daily.csv 78 inserted, 0 updated, 0 unchanged',
       '  trading_calendar: trade_cal.csv 121 inserted, 0 updated, 0 unchanged',
       "  daily_bars: daily.csv 861 inserted, 0 updated, 0 unchanged; adj_factor.csv 861 attached to daily.csv's bars, " +
-        '3 skipped (no bar of that code and day); suspend_d.csv 3 inserted, 0 updated, 0 unchanged, 3 skipped (intraday halts, ' +
+        '3 unchanged; suspend_d.csv 3 inserted, 0 updated, 0 unchanged, 3 skipped (intraday halts, ' +
         "days after the last bar or closed, or a bar already stored); stk_limit.csv 2 attached to daily.csv's bars",
       '  daily_basics: daily_basic.csv 861 inserted, 0 updated, 0 unchanged',
       '  financials: fina_indicator.csv 8 inserted, 0 updated, 0 unchanged, 1 skipped (corrections superseded within one announcement)',
@@ -209,6 +209,13 @@ describe('tushare bundle import', () => {
     const before = await rows(t, TABLE_COUNTS)
     const again = await runImport(t, BUNDLE)
     expect(again.files.filter((f) => f.inserted + f.updated > 0)).toEqual([])
+    // unchanged bars took no factor and no limit price: nothing is reported as attached
+    expect(again.files.find((f) => f.file === 'adj_factor.csv')).toMatchObject({
+      attached: 0,
+      unchanged: 864,
+      skipped: 0,
+    })
+    expect(again.files.find((f) => f.file === 'stk_limit.csv')).toMatchObject({ attached: 0, unchanged: 2 })
     expect(await rows(t, TABLE_COUNTS)).toEqual(before)
   })
 
@@ -263,6 +270,7 @@ describe('tushare bundle import', () => {
     const [before] = await rows(t, bar)
     const result = await runImport(t, dir)
     expect(result.files.find((f) => f.file === 'daily.csv')).toMatchObject({ rows: 862, inserted: 1, updated: 1 })
+    expect(result.files.find((f) => f.file === 'adj_factor.csv')).toMatchObject({ attached: 2, unchanged: 863 })
     expect(await rows(t, bar)).toEqual([{ close: 1677.5, turnover_rate: before!.turnover_rate }])
     expect(before!.turnover_rate).not.toBeNull()
     expect(
