@@ -6,13 +6,7 @@ import type { Config } from './config.js'
 export type { Logger }
 
 const REDACT = {
-  paths: [
-    'req.headers["xxl-job-access-token"]',
-    'req.headers.authorization',
-    'headers["xxl-job-access-token"]',
-    'token',
-    '*.token',
-  ],
+  paths: ['req.headers["xxl-job-access-token"]', 'req.headers.authorization', 'headers["xxl-job-access-token"]'],
   censor: '[redacted]',
 }
 
