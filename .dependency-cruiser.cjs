@@ -24,6 +24,7 @@ const may = (name, from, allowed, comment) => ({
 module.exports = {
   forbidden: [
     may('domain-is-pure', '^src/domain/', [], 'domain/ imports only domain/ and base'),
+    may('datasource-beside-storage', '^src/datasource/', ['^src/domain/'], 'datasource/ imports only domain/ and base'),
     may('storage-below-services', '^src/storage/', ['^src/domain/'], 'storage/ imports only domain/ and base'),
     may(
       'services-below-jobs-and-edges',
@@ -34,8 +35,8 @@ module.exports = {
     may(
       'jobs-below-edges',
       '^src/jobs/',
-      ['^src/services/', '^src/storage/', '^src/domain/'],
-      'jobs/ imports only services/, storage/, domain/ and base',
+      ['^src/services/', '^src/storage/', '^src/datasource/', '^src/domain/'],
+      'jobs/ imports only services/, storage/, datasource/, domain/ and base',
     ),
     may(
       'http-is-an-edge',

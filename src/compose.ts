@@ -1,16 +1,20 @@
+import { setTimeout as delay } from 'node:timers/promises'
 import type pg from 'pg'
 import type { Config } from './config.js'
+import { createTushareClient } from './datasource/tushare/client.js'
 import { DEFAULT_BENCHMARK } from './domain/outcomes.js'
 import { WEIGHT_RULES } from './domain/signal-weights.js'
 import { SIGNAL_WINDOWS } from './domain/signals.js'
 import { runBuild } from './jobs/build.job.js'
 import { runChain } from './jobs/chain.job.js'
+import { importDirectory } from './jobs/import/import-job.js'
 import type { ChainStep } from './jobs/job.js'
 import { runOutcomes } from './jobs/outcomes.job.js'
 import { runPlan } from './jobs/plan.job.js'
 import { type Progress, silentProgress } from './jobs/progress.js'
 import { runPushPool } from './jobs/push-pool.job.js'
 import { type ReplayArgs, type ReplayResult, runReplay } from './jobs/replay.job.js'
+import { runSync, type SyncArgs, SyncInputError, type SyncResult } from './jobs/sync.job.js'
 import type { Logger } from './logger.js'
 import { createLatestDate, type LatestDate } from './services/latest-date.js'
 import { createLogicStateService, type LogicStateService } from './services/logic-state.service.js'
@@ -22,6 +26,7 @@ import { createTrackRecordService, type TrackRecordService } from './services/tr
 import { createVerdictService, type VerdictService } from './services/verdict.service.js'
 import { type BarsSource, loadBarHistory } from './storage/bar-history.js'
 import type { Db } from './storage/db.js'
+import { createImportStore } from './storage/import.repository.js'
 import { createLookupRepository } from './storage/lookup.repository.js'
 import { createMarketDataRepository, type MarketDataRepository } from './storage/market-data.repository.js'
 import { createOutcomesRepository } from './storage/outcomes.repository.js'
@@ -62,6 +67,8 @@ export interface Services {
     signal: AbortSignal,
     options?: Parameters<typeof runChain>[3],
   ) => ReturnType<typeof runChain>
+  /** The days from tushare into the store (TUSHARE_TOKEN), each day through the bundle import. */
+  readonly sync: (args: SyncArgs, signal: AbortSignal, progress?: Progress) => Promise<SyncResult>
   /** Build, plan and outcomes for each past trading day in order, with the chain's own step functions. */
   readonly replay: (args: ReplayArgs, signal: AbortSignal, progress?: Progress) => Promise<ReplayResult>
   close(): Promise<void>
@@ -222,6 +229,48 @@ export function createServices(
     if (first < 0) return undefined
     return loadBarHistory(store.db, calendar[Math.max(0, first - SIGNAL_WINDOWS.history)]!, args.to)
   }
+  const sync = (args: SyncArgs, signal: AbortSignal, syncProgress: Progress = progress): Promise<SyncResult> => {
+    const { token, url, callsPerMinute, rateLimits } = config.tushare
+    if (!token) {
+      return Promise.reject(new SyncInputError('TUSHARE_TOKEN is not set: set it to the token of your tushare account'))
+    }
+    const client = createTushareClient({
+      url,
+      token,
+      callsPerMinute,
+      rateLimits,
+      fetch: options.fetch ?? globalThis.fetch,
+      now: () => now().getTime(),
+      sleep: (ms, signal) => delay(ms, undefined, { signal }),
+      log,
+    })
+    const importBundle = (dir: string, signal: AbortSignal) =>
+      importDirectory(
+        { imports: createImportStore(store.pool), log, progress: silentProgress },
+        { dir, format: 'tushare' },
+        signal,
+      )
+    return runSync(
+      {
+        client,
+        importBundle,
+        latestBarDate: () => market.latestBarDate(),
+        // the trading day in Shanghai
+        today: () => new Date(now().getTime() + 8 * 3_600_000).toISOString().slice(0, 10),
+        log,
+        progress: syncProgress,
+        benchmark: DEFAULT_BENCHMARK,
+      },
+      args,
+      signal,
+    )
+  }
+  const syncStep: ChainStep | undefined = config.tushare.token
+    ? async (args, signal) => {
+        const result = await sync(args.date ? { to: args.date } : {}, signal, silentProgress)
+        return { ...result, date: result.days.at(-1) ?? args.date ?? '' }
+      }
+    : undefined
   return {
     config,
     log,
@@ -238,6 +287,7 @@ export function createServices(
     trackRecord: createTrackRecordService({ repository: createTrackRecordRepository(store.db) }),
     stocks: createStockService({ stocks: createStockRepository(store.db), latestDate }),
     steps,
+    sync,
     replay: async (args, signal, replayProgress = progress) =>
       runReplay(
         {
@@ -256,7 +306,12 @@ export function createServices(
         signal,
       ),
     chain: (args, signal, chainOptions) =>
-      runChain({ pool: store.pool, latestBarDate: () => market.latestBarDate(), steps }, args, signal, chainOptions),
+      runChain(
+        { pool: store.pool, latestBarDate: () => market.latestBarDate(), steps, sync: syncStep },
+        args,
+        signal,
+        chainOptions,
+      ),
     close: () => latestDate.close(),
   }
 }

@@ -35,6 +35,14 @@ export interface Config {
     /** Runs waiting for a free child; a run beyond this is refused. */
     readonly maxQueued: number
   }
+  readonly tushare: {
+    /** TUSHARE_TOKEN: set = `sync` works and the chain syncs first. Never logged. */
+    readonly token: string | undefined
+    readonly url: string
+    /** Calls a minute per interface (0 = unpaced); `rateLimits` overrides it per interface. */
+    readonly callsPerMinute: number
+    readonly rateLimits: Readonly<Record<string, number>>
+  }
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
 }
 
@@ -110,6 +118,18 @@ function originList(env: Env, key: string): readonly string[] {
   )
 }
 
+/** `daily=500,adj_factor=500`: calls a minute per tushare interface. */
+function rateLimits(env: Env, key: string): Record<string, number> {
+  const limits: Record<string, number> = {}
+  for (const part of (text(env, key) ?? '').split(',')) {
+    if (part.trim() === '') continue
+    const match = /^\s*([a-z_]+)\s*=\s*(\d+)\s*$/.exec(part)
+    if (!match) throw new ConfigError(`${key} must be a list like daily=500,adj_factor=500, got "${part.trim()}"`)
+    limits[match[1]!] = Number(match[2])
+  }
+  return limits
+}
+
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
   const logLevel = (text(env, 'LOG_LEVEL') ?? 'info').toLowerCase()
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
@@ -148,6 +168,12 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       executorAddress: url(env, 'XXLJOB_EXECUTOR_ADDRESS', ['http:', 'https:']),
       maxRunning: integer(env, 'XXLJOB_MAX_RUNNING', 2, 1, 64),
       maxQueued: integer(env, 'XXLJOB_MAX_QUEUED', 20, 0, 10_000),
+    }),
+    tushare: Object.freeze({
+      token: text(env, 'TUSHARE_TOKEN'),
+      url: url(env, 'TUSHARE_URL', ['http:', 'https:']) ?? 'http://api.tushare.pro',
+      callsPerMinute: integer(env, 'TUSHARE_CALLS_PER_MIN', 200, 0, 100_000),
+      rateLimits: Object.freeze(rateLimits(env, 'TUSHARE_RATE_LIMITS')),
     }),
     logLevel: logLevel as Config['logLevel'],
   })

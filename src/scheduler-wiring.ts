@@ -42,6 +42,8 @@ export function createScheduler(
   const handlers: Record<HandlerName, RunHandler> = {
     dailyPlanChain: (args, ctx) =>
       runCliJob(['chain', ...dateArgs(args.date), ...(ctx.refuseIfBusy ? ['--no-wait'] : [])], env, ctx),
+    // `sync` through the run's date when the trigger gives one
+    sync: (args, ctx) => runCliJob(['sync', ...(args.date ? ['--to', args.date] : [])], env, ctx),
     build: step('build'),
     plan: step('plan'),
     pushPool: step('push-pool'),

@@ -36,6 +36,7 @@ export function registerImportCommand(program: Command): void {
           return
         }
         console.log(result.summary)
+        for (const warning of result.warnings) console.error(`warning: ${warning}`)
       })
     })
 }

@@ -10,6 +10,7 @@ import { registerJobCommands } from './jobs.command.js'
 import { registerReconcileCommand } from './reconcile.command.js'
 import { registerReplayCommand } from './replay.command.js'
 import { registerServeCommand } from './serve.command.js'
+import { registerSyncCommand } from './sync.command.js'
 
 const program = new Command('stockplan').description('Daily stock plan service').version('0.1.0')
 registerServeCommand(program)
@@ -18,6 +19,7 @@ registerImportCommand(program)
 registerJobCommands(program)
 registerReconcileCommand(program)
 registerReplayCommand(program)
+registerSyncCommand(program)
 registerEvaluateCommand(program)
 registerDbCommands(program)
 

@@ -3,7 +3,8 @@ export type ProgressUnit = 'bytes' | (string & {})
 
 /** Progress of a long job; the CLI renders a bar on a terminal and plain lines otherwise, tests pass none. */
 export interface Progress {
-  start(label: string, total: number, unit?: ProgressUnit): void
+  /** `already`: the part of `total` done before this run (a resumed job), left out of its rate and ETA. */
+  start(label: string, total: number, unit?: ProgressUnit, already?: number): void
   tick(count?: number): void
   /** Ends the step; `message`, when given, is printed as a whole line (it names the file or step itself). */
   done(message?: string): void

@@ -48,8 +48,7 @@ export async function runReplay(deps: ReplayDeps, args: ReplayArgs, signal: Abor
   const doneThrough = args.restart ? null : await deps.runs.doneThrough(args.from, args.to)
   if (args.restart) await deps.runs.markDone(args.from, args.to, null)
   const todo = dates.filter((d) => doneThrough === null || d > doneThrough)
-  deps.progress.start(`replay ${args.from}..${args.to}`, dates.length)
-  deps.progress.tick(dates.length - todo.length)
+  deps.progress.start(`replay ${args.from}..${args.to}`, dates.length, 'days', dates.length - todo.length)
   for (const date of todo) {
     throwIfAborted(signal)
     await withChainLock(deps.pool, date, 'wait', signal, async () => {

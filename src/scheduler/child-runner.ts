@@ -37,6 +37,8 @@ export function jobEnvironment(
   }
   if (config.poolPushUrl) env.POOL_PUSH_URL = config.poolPushUrl
   if (codeCommit) env.STOCKPLAN_COMMIT = codeCommit
+  if (config.tushare.token) env.TUSHARE_TOKEN = config.tushare.token
+  env.TUSHARE_URL = config.tushare.url
   for (const key of Object.keys(env)) if (key.startsWith('XXLJOB_')) delete env[key]
   return env
 }

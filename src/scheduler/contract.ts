@@ -5,8 +5,8 @@ import type { Logger } from '../logger.js'
 import type { Db } from '../storage/db.js'
 
 /** The executor's public contract: handler names, what a handler gets, the timing knobs, the deps and the API. */
-export type HandlerName = 'dailyPlanChain' | 'build' | 'plan' | 'pushPool'
-export const HANDLER_NAMES: readonly HandlerName[] = ['dailyPlanChain', 'build', 'plan', 'pushPool']
+export type HandlerName = 'dailyPlanChain' | 'sync' | 'build' | 'plan' | 'pushPool'
+export const HANDLER_NAMES: readonly HandlerName[] = ['dailyPlanChain', 'sync', 'build', 'plan', 'pushPool']
 
 export interface RunContext {
   /** Fires on kill, COVER_EARLY, timeout and a shutdown that outlasted the drain; its reason is a JobAbortedError. */

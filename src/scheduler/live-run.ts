@@ -10,6 +10,7 @@ import type { RunLogWriter } from './run-log.js'
 /** The step a handler's untagged log lines and failures are attributed to until it logs a `[step] ...` line. */
 export const DEFAULT_STEP: Record<HandlerName, string> = {
   dailyPlanChain: 'chain',
+  sync: 'sync',
   build: 'build',
   plan: 'plan',
   pushPool: 'push-pool',

@@ -14,7 +14,13 @@ import {
   type UpsertCounts,
   upsertFromStaging,
 } from './import-staging.js'
-import { type MergeCounts, mergeTushareBundle, type StagedFile } from './tushare-merge.js'
+import {
+  type MergeCounts,
+  mergeTushareBundle,
+  type NameStFlags,
+  type StagedFile,
+  stFromNames,
+} from './tushare-merge.js'
 
 export interface ImportTransaction {
   /** A temp staging table for `table`'s columns (dropped at commit), filled by COPY from `copyText`; its row count. */
@@ -32,6 +38,8 @@ export interface ImportTransaction {
     staged: ReadonlyMap<TushareStage, StagedFile>,
     timings: Record<string, number>,
   ): Promise<Map<TushareStage, MergeCounts>>
+  /** ST from the names of a staged stock_basic, for a bundle without ST history (see tushare-merge.ts). */
+  stFromNames(securities: Staging): Promise<NameStFlags>
   /** Runs a long statement so that an abort of the job cancels it on the server. */
   cancelOnAbort<T>(run: () => Promise<T>): Promise<T>
 }
@@ -75,6 +83,7 @@ export function createImportStore(pool: pg.Pool): ImportStore {
           analyze: (staging) => analyzeStaging(client, staging),
           upsert: (staging, table, primaryKey) => upsertFromStaging(client, staging, table, primaryKey),
           mergeTushare: (staged, timings) => mergeTushareBundle(client, staged, timings),
+          stFromNames: (securities) => stFromNames(client, securities.name),
           cancelOnAbort,
         })
         throwIfAborted(signal)

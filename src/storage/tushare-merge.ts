@@ -22,6 +22,8 @@ import { ImportError } from './import-error.js'
 export interface StagedFile {
   readonly name: string
   readonly columns: ReadonlySet<string>
+  /** Rows COPY put in it. */
+  readonly rows: number
 }
 
 export type Staged = ReadonlyMap<TushareStage, StagedFile>
@@ -31,6 +33,10 @@ export interface MergeCounts {
   readonly updated: number
   /** Staged rows left out on purpose (fina_indicator rows superseded within one announcement). */
   readonly skipped?: number
+  /** Why they were left out, as a person reads it. */
+  readonly skippedWhy?: string
+  /** Rows written onto another file's rows in the same statement (adj_factor onto daily.csv's bars). */
+  readonly attached?: number
 }
 
 const ident = (name: string): string => `"${name.replaceAll('"', '""')}"`
@@ -57,9 +63,14 @@ async function rowCount(client: pg.PoolClient, text: string): Promise<number> {
   return (await client.query(text)).rowCount ?? 0
 }
 
-/** Refuses a file that repeats a key: the later line names the earlier one. */
+/**
+ * Refuses a file that repeats a key: the later line names the earlier one. A hash aggregate answers "any
+ * repeat?" in one pass; only a file that has one pays for the window query that finds its lines.
+ */
 async function refuseRepeats(client: pg.PoolClient, file: string, staged: StagedFile, keys: string[]): Promise<void> {
   const list = keys.map(ident).join(', ')
+  const any = await client.query(`select 1 from ${ident(staged.name)} group by ${list} having count(*) > 1 limit 1`)
+  if (any.rowCount === 0) return
   const { rows } = await client.query<{ line: number; first: number; k: string }>(
     `select line, first, concat_ws(', ', ${keys.map((k) => `${ident(k)}::text`).join(', ')}) as k
      from (select line, ${list}, min(line) over w as first, row_number() over (w order by line) as n
@@ -98,7 +109,8 @@ export async function mergeNameChanges(client: pg.PoolClient, s: StagedFile): Pr
            where p2.end_date is null group by p2.code, p2.start_date) later
      where p.code = later.code and p.start_date = later.start_date and p.end_date is null`,
   )
-  return counts
+  const other = await client.query<{ n: number }>(`select count(*)::int as n from ${table} where name !~ ${ST_NAME}`)
+  return { ...counts, skipped: other.rows[0]?.n ?? 0, skippedWhy: 'names without ST' }
 }
 
 export async function mergeStockSt(client: pg.PoolClient, s: StagedFile): Promise<MergeCounts> {
@@ -183,32 +195,103 @@ export async function mergeDaily(client: pg.PoolClient, staged: Staged): Promise
   ]
   // a bundle without daily_basic / stk_limit leaves the stored turnover and limit prices as they were
   const kept = new Set(['turnover_rate', 'up_limit', 'down_limit'])
-  const set = values.map((c) => (kept.has(c) ? `${c} = coalesce(excluded.${c}, b.${c})` : `${c} = excluded.${c}`))
-  const next = values.map((c) => (kept.has(c) ? `coalesce(excluded.${c}, b.${c})` : `excluded.${c}`))
-  return counted(
-    client,
-    `insert into daily_bars as b (code, trade_date, ${values.join(', ')})
-     select d.code, d.trade_date, d.open, d.high, d.low, d.close, ${column(daily, 'pre_close', undefined, 'd')},
-       d.volume, d.amount, a.adj_factor, false,
+  const fresh = `select d.code, d.trade_date, d.open, d.high, d.low, d.close, ${column(daily, 'pre_close', undefined, 'd')}
+       as pre_close, d.volume, d.amount, a.adj_factor, false as is_suspended,
        exists (select from st_periods p where p.code = d.code and d.trade_date >= p.start_date
-               and (p.end_date is null or d.trade_date <= p.end_date)),
-       ${turnover}, ${up}, ${down}
+               and (p.end_date is null or d.trade_date <= p.end_date)) as is_st,
+       ${turnover} as turnover_rate, ${up} as up_limit, ${down} as down_limit
      from ${ident(daily.name)} d join ${ident(adj.name)} a on a.code = d.code and a.trade_date = d.trade_date
-     ${joins}
-     on conflict (code, trade_date) do update set ${set.join(', ')}
-     where (${values.map((c) => `b.${c}`).join(', ')}) is distinct from (${next.join(', ')})`,
+     ${joins}`
+  return writeBars(client, daily, fresh, values, kept)
+}
+
+/**
+ * The bundle's bars (`fresh`, one row per key) into daily_bars by set-based statements. When the store holds
+ * no bar in the bundle's date range (a first load), one plain INSERT in key order (no speculative insertion:
+ * half the time of ON CONFLICT). Otherwise one hash join sorts the bundle's bars into new and changed ones
+ * (unchanged bars are never written), then an INSERT of the new and an upsert of the changed. Should another
+ * session insert one of the keys meanwhile, the unique violation sends the bars through the second way.
+ */
+async function writeBars(
+  client: pg.PoolClient,
+  daily: StagedFile,
+  fresh: string,
+  values: readonly string[],
+  kept: ReadonlySet<string>,
+): Promise<MergeCounts> {
+  const list = `code, trade_date, ${values.join(', ')}`
+  const { rows } = await client.query<{ stored: boolean }>(
+    `select exists (select from daily_bars where trade_date between
+       (select min(trade_date) from ${ident(daily.name)}) and (select max(trade_date) from ${ident(daily.name)})) as stored`,
   )
+  if (!rows[0]?.stored) {
+    await client.query('savepoint merge_new_bars')
+    try {
+      const result = await client.query(
+        `insert into daily_bars (${list}) select ${list} from (${fresh}) f order by code, trade_date`,
+      )
+      await client.query('release savepoint merge_new_bars')
+      return { inserted: result.rowCount ?? 0, updated: 0 }
+    } catch (err) {
+      if ((err as { code?: string }).code !== '23505') throw err
+      await client.query('rollback to savepoint merge_new_bars')
+    }
+  }
+  const next = (row: string) => values.map((c) => (kept.has(c) ? `coalesce(${row}.${c}, b.${c})` : `${row}.${c}`))
+  await client.query('drop table if exists merge_bars')
+  await client.query(
+    `create temp table merge_bars on commit drop as
+     select f.*, b.code is not null as stored from (${fresh}) f
+     left join daily_bars b on b.code = f.code and b.trade_date = f.trade_date
+     where b.code is null or (${values.map((c) => `b.${c}`).join(', ')}) is distinct from (${next('f').join(', ')})`,
+  )
+  let inserted = 0
+  await client.query('savepoint merge_new_bars')
+  try {
+    const result = await client.query(
+      `insert into daily_bars (${list}) select ${list} from merge_bars where not stored order by code, trade_date`,
+    )
+    inserted = result.rowCount ?? 0
+    await client.query('release savepoint merge_new_bars')
+  } catch (err) {
+    if ((err as { code?: string }).code !== '23505') throw err
+    await client.query('rollback to savepoint merge_new_bars')
+    await client.query('update merge_bars set stored = true')
+  }
+  const set = values.map((c, i) => `${c} = ${next('excluded')[i]}`)
+  const upserted = await counted(
+    client,
+    `insert into daily_bars as b (${list}) select ${list} from merge_bars where stored
+     on conflict (code, trade_date) do update set ${set.join(', ')}
+     where (${values.map((c) => `b.${c}`).join(', ')}) is distinct from (${next('excluded').join(', ')})`,
+  )
+  // merge_bars (the bars written) stays until commit: stk_limit counts its rows attached to them
+  return { inserted: inserted + upserted.inserted, updated: upserted.updated }
 }
 
 /** Factors for stored bars the bundle's daily.csv does not repeat (tushare revises history factors). */
-export async function mergeAdjFactors(client: pg.PoolClient, staged: Staged): Promise<MergeCounts> {
+export async function mergeAdjFactors(client: pg.PoolClient, staged: Staged, written: number): Promise<MergeCounts> {
   const adj = staged.get('adj_factor')!
+  const daily = staged.get('daily')
+  // every bar mergeDaily wrote took its factor from adj_factor.csv; the factors of its unchanged bars are unchanged
+  const attached = written
+  // mergeDaily refused repeats and bars without a factor: as many factors as bars means none is left over
+  if (daily && daily.rows === adj.rows) return { inserted: 0, updated: 0, attached }
+  const others = notInDaily(adj, daily)
   const updated = await rowCount(
     client,
-    `update daily_bars b set adj_factor = a.adj_factor from ${notInDaily(adj, staged.get('daily'))} a
+    `update daily_bars b set adj_factor = a.adj_factor from ${others} a
      where b.code = a.code and b.trade_date = a.trade_date and b.adj_factor is distinct from a.adj_factor`,
   )
-  return { inserted: 0, updated }
+  // factors of the bundle's suspended days are taken by mergeSuspensions: not left out
+  const suspended = staged.get('suspend_d')
+  const { rows } = await client.query<{ n: number }>(
+    `select count(*)::int as n from ${others} a
+     where not exists (select from daily_bars b where b.code = a.code and b.trade_date = a.trade_date)
+     ${suspended ? `and not exists (select from ${ident(suspended.name)} s where s.code = a.code and s.trade_date = a.trade_date)` : ''}`,
+  )
+  const skipped = rows[0]?.n ?? 0
+  return { inserted: 0, updated, attached, skipped, skippedWhy: 'no bar of that code and day' }
 }
 
 /**
@@ -223,7 +306,7 @@ export async function mergeSuspensions(client: pg.PoolClient, staged: Staged): P
         p.adj_factor)`
     : 'p.adj_factor'
   const timing = column(s, 'suspend_timing', 'text')
-  return counted(
+  const counts = await counted(
     client,
     `insert into daily_bars (code, trade_date, open, high, low, close, pre_close, volume, amount, adj_factor,
        is_suspended, is_st)
@@ -239,6 +322,11 @@ export async function mergeSuspensions(client: pg.PoolClient, staged: Staged): P
        and not exists (select from trading_calendar c where c.cal_date = s.trade_date and not c.is_open)
      on conflict (code, trade_date) do nothing`,
   )
+  return {
+    ...counts,
+    skipped: s.rows - counts.inserted,
+    skippedWhy: 'intraday halts, days after the last bar or closed, or a bar already stored',
+  }
 }
 
 /**
@@ -319,22 +407,45 @@ export async function mergeFinaIndicator(client: pg.PoolClient, s: StagedFile): 
        .map((c) => `excluded.${c}`)
        .join(', ')})`,
   )
-  return { ...counts, skipped: rows[0]?.n ?? 0 }
+  return { ...counts, skipped: rows[0]?.n ?? 0, skippedWhy: 'corrections superseded within one announcement' }
 }
 
 /** Limit prices onto stored bars the bundle's daily.csv does not hold (mergeDaily wrote the others). */
 export async function mergeStkLimit(client: pg.PoolClient, staged: Staged): Promise<MergeCounts> {
   const s = staged.get('stk_limit')!
   await refuseRepeats(client, 'stk_limit.csv', s, ['code', 'trade_date'])
+  const daily = staged.get('daily')
+  // limits written with daily.csv's bars: into every bar of a first load, else into the new and changed ones
+  const { rows: kept } = await client.query<{ merged: string | null }>(
+    `select to_regclass('pg_temp.merge_bars')::text as merged`,
+  )
+  const written = kept[0]?.merged ? 'merge_bars' : daily ? ident(daily.name) : null
+  const attached = written
+    ? ((
+        await client.query<{ n: number }>(
+          `select count(*)::int as n from ${ident(s.name)} x
+           where exists (select from ${written} d where d.code = x.code and d.trade_date = x.trade_date)`,
+        )
+      ).rows[0]?.n ?? 0)
+    : 0
+  const inDaily = daily
+    ? ((
+        await client.query<{ n: number }>(
+          `select count(*)::int as n from ${ident(s.name)} x
+           where exists (select from ${ident(daily.name)} d where d.code = x.code and d.trade_date = x.trade_date)`,
+        )
+      ).rows[0]?.n ?? 0)
+    : 0
+  if (inDaily === s.rows) return { inserted: 0, updated: 0, attached }
   const updated = await rowCount(
     client,
     `update daily_bars b set up_limit = ${column(s, 'up_limit', undefined, 's')},
        down_limit = ${column(s, 'down_limit', undefined, 's')}
-     from ${notInDaily(s, staged.get('daily'))} s
+     from ${notInDaily(s, daily)} s
      where b.code = s.code and b.trade_date = s.trade_date and (b.up_limit, b.down_limit)
        is distinct from (${column(s, 'up_limit', undefined, 's')}, ${column(s, 'down_limit', undefined, 's')})`,
   )
-  return { inserted: 0, updated }
+  return { inserted: 0, updated, attached }
 }
 
 /** Every staged file of the bundle into the store, in dependency order; per-file counts. */
@@ -345,6 +456,9 @@ export async function mergeTushareBundle(
   timings: Record<string, number> = {},
 ): Promise<Map<TushareStage, MergeCounts>> {
   const out = new Map<TushareStage, MergeCounts>()
+  // the merge hashes and sorts whole files: in 4 MB (the default) a 2 M-row join spills to disk in batches
+  await client.query(`set local work_mem = '256MB'`)
+  await client.query(`set local maintenance_work_mem = '256MB'`)
   const run = async (stage: TushareStage, merge: (s: StagedFile) => Promise<MergeCounts>) => {
     const file = staged.get(stage)
     if (!file) return
@@ -356,7 +470,10 @@ export async function mergeTushareBundle(
   await run('namechange', (s) => mergeNameChanges(client, s))
   await run('stock_st', (s) => mergeStockSt(client, s))
   await run('daily', () => mergeDaily(client, staged))
-  await run('adj_factor', () => mergeAdjFactors(client, staged))
+  await run('adj_factor', () => {
+    const bars = out.get('daily')
+    return mergeAdjFactors(client, staged, bars ? bars.inserted + bars.updated : 0)
+  })
   await run('suspend_d', () => mergeSuspensions(client, staged))
   const stStarted = performance.now()
   await refreshStFlags(client, staged)
@@ -365,4 +482,44 @@ export async function mergeTushareBundle(
   await run('fina_indicator', (s) => mergeFinaIndicator(client, s))
   await run('stk_limit', () => mergeStkLimit(client, staged))
   return out
+}
+
+/** Names that mark ST or delisting: ST, *ST, S*ST, SST, or 退 anywhere (退市整理, XX退). */
+const ST_OR_DELISTING_NAME = `(name ~ ${ST_NAME} or name like '%退%')`
+
+export interface NameStFlags {
+  /** Codes of the bundle's stock_basic whose current name carries ST, *ST or 退. */
+  readonly codes: number
+  /** The day from which they are flagged: the store's last bar date; null when the store has no bar. */
+  readonly from: string | null
+}
+
+/**
+ * A bundle without ST history (no namechange, no stock_st) whose stock_basic names carry ST, *ST or 退: the
+ * name is true on the day the list was taken, not before, so those codes are flagged ST from the store's last
+ * bar date on (an open st_periods row) and earlier days are left as they were. Codes whose ST history the store
+ * already holds for that day are left alone.
+ */
+export async function stFromNames(client: pg.PoolClient, securities: string): Promise<NameStFlags> {
+  const { rows } = await client.query<{ codes: number; from: string | null }>(
+    `select (select count(*)::int from ${ident(securities)} where ${ST_OR_DELISTING_NAME}) as codes,
+            (select max(trade_date)::text from daily_bars) as from`,
+  )
+  const codes = rows[0]?.codes ?? 0
+  const from = rows[0]?.from ?? null
+  if (codes === 0 || from === null) return { codes, from }
+  await client.query(
+    `insert into st_periods (code, start_date, end_date, name)
+     select s.code, $1::date, null, s.name from ${ident(securities)} s
+     where ${ST_OR_DELISTING_NAME.replaceAll('name', 's.name')} and not exists (select from st_periods p where p.code = s.code
+       and p.start_date <= $1::date and (p.end_date is null or p.end_date >= $1::date))
+     on conflict (code, start_date) do nothing`,
+    [from],
+  )
+  await client.query(
+    `update daily_bars b set is_st = true from ${ident(securities)} s
+     where b.code = s.code and b.trade_date >= $1::date and not b.is_st and ${ST_OR_DELISTING_NAME.replaceAll('name', 's.name')}`,
+    [from],
+  )
+  return { codes, from }
 }

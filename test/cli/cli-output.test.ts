@@ -39,8 +39,22 @@ function sink() {
 
 describe('progress in human units', () => {
   it('shows bytes as MB and items by their noun, with a rate', () => {
-    expect(progressLine('bytes', 2_097_152, 11_104_251, 0.0892)).toBe('2.0/10.6 MB (18%), 22.4 MB/s')
-    expect(progressLine('stocks', 120, 800, 2)).toBe('120/800 stocks (15%), 60 stocks/s')
+    expect(progressLine('bytes', 2_097_152, 11_104_251, 0.0892)).toBe('2.0/10.6 MB (18%), 22.4 MB/s, ETA 0s')
+    expect(progressLine('stocks', 120, 800, 2)).toBe('120/800 stocks (15%), 60 stocks/s, ETA 11s')
+  })
+
+  it('shows a slow rate with one decimal, or seconds per item, and an ETA from what this run did', () => {
+    // a replay at 3.6 s a day, resumed after 100 of 382 days: 10 more days in 36 s
+    expect(progressLine('days', 110, 382, 36, 100)).toBe('110/382 days (28%), 0.3 days/s, ETA 16m19s')
+    expect(progressLine('days', 2, 382, 25, 0)).toBe('2/382 days (0%), 12.5 s per day, ETA 1h19m')
+    expect(progressLine('days', 382, 382, 100, 0)).toBe('382/382 days (100%), 3.8 days/s')
+    const { lines, stream } = sink()
+    let now = 0
+    const progress = terminalProgress(stream, () => now)
+    progress.start('replay', 20, 'days', 10)
+    now += 3600
+    progress.tick()
+    expect(lines).toEqual(['replay: 11/20 days (55%), 0.3 days/s, ETA 32s\n'])
   })
 
   it('prints a line per tenth and the closing message once, as given (no file name twice)', () => {
@@ -53,7 +67,7 @@ describe('progress in human units', () => {
       progress.tick(1_048_576)
     }
     progress.done('bars.csv: rolled back')
-    expect(lines[0]).toBe('bars.csv: 1.0/10.0 MB (10%), 10.0 MB/s\n')
+    expect(lines[0]).toBe('bars.csv: 1.0/10.0 MB (10%), 10.0 MB/s, ETA 1s\n')
     expect(lines).toHaveLength(11)
     expect(lines.at(-1)).toBe('bars.csv: rolled back\n')
   })

@@ -99,7 +99,11 @@ describe('replay', () => {
         return steps.outcomes(a, s)
       },
     }
-    const resumed = await runReplay({ ...deps, steps: counting }, { from, to }, signal)
+    const started: unknown[][] = []
+    const progress = { ...silentProgress, start: (...args: unknown[]) => void started.push(args) }
+    const resumed = await runReplay({ ...deps, progress, steps: counting }, { from, to }, signal)
+    // the days done before the kill are counted as done, not into this run's days/s
+    expect(started).toEqual([[`replay ${from}..${to}`, dates.length, 'days', 3]])
     expect(resumed.resumedAfter).toBe(dates[2])
     expect(calls).toEqual(dates.slice(3))
     expect(await runs.doneThrough(from, to)).toBe(to)

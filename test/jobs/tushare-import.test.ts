@@ -66,7 +66,19 @@ describe('tushare bundle import', () => {
     expect(first.files.find((f) => f.file === 'suspend_d.csv')).toMatchObject({ inserted: 3 })
     // the update_flag 0 row of 600519.SH's 2023 report, superseded within the same announcement
     expect(first.files.find((f) => f.file === 'fina_indicator.csv')).toMatchObject({ inserted: 8, skipped: 1 })
-    expect(first.summary).toMatch(/; 1 superseded row skipped$/)
+    // per table, as a person reads them: the factors are attached to the bars, not "unchanged" rows
+    expect(first.summary.split('\n').slice(1)).toEqual([
+      '  securities: stock_basic.csv 12 inserted, 0 updated, 0 unchanged',
+      '  index_bars: index_daily.csv 78 inserted, 0 updated, 0 unchanged',
+      '  trading_calendar: trade_cal.csv 121 inserted, 0 updated, 0 unchanged',
+      "  daily_bars: daily.csv 861 inserted, 0 updated, 0 unchanged; adj_factor.csv 861 attached to daily.csv's bars, " +
+        '3 unchanged; suspend_d.csv 3 inserted, 0 updated, 0 unchanged, 3 skipped (intraday halts, ' +
+        "days after the last bar or closed, or a bar already stored); stk_limit.csv 2 attached to daily.csv's bars",
+      '  daily_basics: daily_basic.csv 861 inserted, 0 updated, 0 unchanged',
+      '  financials: fina_indicator.csv 8 inserted, 0 updated, 0 unchanged, 1 skipped (corrections superseded within one announcement)',
+      '  st_periods: namechange.csv 1 inserted, 0 updated, 0 unchanged, 2 skipped (names without ST)',
+    ])
+    expect(first.warnings).toEqual([])
   })
 
   it('takes the exchange from the ts_code suffix and the board from the code, with list status and dates', async () => {
@@ -197,6 +209,13 @@ describe('tushare bundle import', () => {
     const before = await rows(t, TABLE_COUNTS)
     const again = await runImport(t, BUNDLE)
     expect(again.files.filter((f) => f.inserted + f.updated > 0)).toEqual([])
+    // unchanged bars took no factor and no limit price: nothing is reported as attached
+    expect(again.files.find((f) => f.file === 'adj_factor.csv')).toMatchObject({
+      attached: 0,
+      unchanged: 864,
+      skipped: 0,
+    })
+    expect(again.files.find((f) => f.file === 'stk_limit.csv')).toMatchObject({ attached: 0, unchanged: 2 })
     expect(await rows(t, TABLE_COUNTS)).toEqual(before)
   })
 
@@ -229,6 +248,39 @@ describe('tushare bundle import', () => {
     )
   })
 
+  it('a later bundle with a corrected bar and a new day writes just those two, keeping the stored turnover', async () => {
+    const dir = await bundleCopy(async (d) => {
+      for (const file of ['stock_basic', 'index_daily', 'trade_cal', 'daily_basic', 'fina_indicator', 'namechange']) {
+        await rm(path.join(d, `${file}.csv`))
+      }
+      for (const file of ['suspend_d', 'stk_limit']) await rm(path.join(d, `${file}.csv`))
+      const daily = path.join(d, 'daily.csv')
+      const text = (await readFile(daily, 'utf8')).replace(
+        /^(600519\.SH,20240103,1689\.01,1690\.42,1662\.91,)1676\.5/m,
+        '$11677.5',
+      )
+      await writeFile(
+        daily,
+        `${text.trimEnd()}\n600519.SH,20240506,1700,1710,1690,1705,1685.71,19.29,1.14,50000,8500000\n`,
+      )
+      const adj = path.join(d, 'adj_factor.csv')
+      await writeFile(adj, `${(await readFile(adj, 'utf8')).trimEnd()}\n600519.SH,20240506,8.4153\n`)
+    })
+    const bar = `select close, turnover_rate from daily_bars where code = '600519.SH' and trade_date = '2024-01-03'`
+    const [before] = await rows(t, bar)
+    const result = await runImport(t, dir)
+    expect(result.files.find((f) => f.file === 'daily.csv')).toMatchObject({ rows: 862, inserted: 1, updated: 1 })
+    expect(result.files.find((f) => f.file === 'adj_factor.csv')).toMatchObject({ attached: 2, unchanged: 863 })
+    expect(await rows(t, bar)).toEqual([{ close: 1677.5, turnover_rate: before!.turnover_rate }])
+    expect(before!.turnover_rate).not.toBeNull()
+    expect(
+      await rows(
+        t,
+        `select close, volume, adj_factor from daily_bars where code = '600519.SH' and trade_date = '2024-05-06'`,
+      ),
+    ).toEqual([{ close: 1705, volume: 5_000_000, adj_factor: 8.4153 }])
+  })
+
   it('names the line of invalid UTF-8 and suggests --encoding gbk, which imports the GBK file', async () => {
     const dir = path.join(DATA, 'gbk')
     const err = await failure(runImport(t, dir))
@@ -241,6 +293,48 @@ describe('tushare bundle import', () => {
     expect(await rows(t, `select name, industry from securities where code = '600519.SH'`)).toEqual([
       { name: '贵州茅台', industry: '白酒' },
     ])
+  })
+})
+
+describe('a tushare bundle without ST history', () => {
+  let t: TestDatabase
+  beforeAll(async () => {
+    t = await createTestDatabase()
+  })
+  afterAll(() => t.drop())
+
+  it('warns how many names carry ST or 退 and flags them ST from the last bar date on, not before', async () => {
+    const dir = await bundleCopy(async (d) => {
+      await rm(path.join(d, 'namechange.csv'))
+      const basic = path.join(d, 'stock_basic.csv')
+      await writeFile(
+        basic,
+        (await readFile(basic, 'utf8')).replace('000001.SZ,000001,平安银行', '000001.SZ,000001,*ST平安'),
+      )
+    })
+    const warning =
+      'stock_basic.csv: 2 codes carry ST, *ST or 退 in their names, and the bundle has no namechange.csv or ' +
+      "stock_st.csv: they are flagged ST from 2024-04-30 (the store's last bar date) on, earlier days unflagged; " +
+      'add namechange.csv for their ST history'
+    const result = await runImport(t, dir)
+    expect(result.warnings).toEqual([warning])
+    expect(await rows(t, `select code, start_date, end_date from st_periods order by code`)).toEqual([
+      { code: '000001.SZ', start_date: '2024-04-30', end_date: null },
+      { code: '600087.SH', start_date: '2024-04-30', end_date: null },
+    ])
+    expect(
+      await rows(
+        t,
+        `select trade_date, is_st from daily_bars where code = '000001.SZ' and trade_date >= '2024-04-29' order by 1`,
+      ),
+    ).toEqual([
+      { trade_date: '2024-04-29', is_st: false },
+      { trade_date: '2024-04-30', is_st: true },
+    ])
+    const again = await runImport(t, dir)
+    expect(again.warnings).toEqual([warning])
+    expect(again.files.filter((f) => f.inserted + f.updated > 0)).toEqual([])
+    expect(await rows(t, 'select count(*)::int as n from st_periods')).toEqual([{ n: 2 }])
   })
 })
 

@@ -69,6 +69,7 @@ export function controlledHandlers(): { handlers: Record<HandlerName, RunHandler
   return {
     handlers: {
       dailyPlanChain: make('dailyPlanChain'),
+      sync: make('sync'),
       build: make('build'),
       plan: make('plan'),
       pushPool: make('pushPool'),

@@ -29,20 +29,27 @@ export interface ImportArgs {
 
 export interface ImportFileResult {
   file: string
+  /** The store's table the file went into. */
+  table: string
   /** Rows loaded from the file (rows the format skips, such as superseded tushare corrections, excluded). */
   rows: number
   inserted: number
   updated: number
   /** Rows identical to the stored ones, not written. */
   unchanged: number
-  /** Rows the format skips on purpose (a spec's skipRows); none in the current formats. */
+  /** Rows left out on purpose, and why (`skippedWhy`). */
   skipped: number
+  skippedWhy?: string
+  /** Rows written onto another file's rows (adj_factor.csv's factors onto daily.csv's bars). */
+  attached: number
   ms: number
 }
 
 export interface ImportResult {
   readonly summary: string
   readonly files: ImportFileResult[]
+  /** What a person must know about the data imported (printed apart from the summary). */
+  readonly warnings: string[]
 }
 
 export interface ImportDeps {
@@ -66,6 +73,19 @@ const TUSHARE_STAGES: ReadonlySet<string> = new Set<TushareStage>([
 ])
 
 const isStage = (table: string): table is TushareStage => TUSHARE_STAGES.has(table)
+
+/** The table each staged tushare file ends up in. */
+const STAGE_TABLES: Readonly<Record<TushareStage, string>> = {
+  trade_cal: 'trading_calendar',
+  daily: 'daily_bars',
+  adj_factor: 'daily_bars',
+  daily_basic: 'daily_basics',
+  fina_indicator: 'financials',
+  namechange: 'st_periods',
+  stock_st: 'st_periods',
+  suspend_d: 'daily_bars',
+  stk_limit: 'daily_bars',
+}
 
 interface PresentFile {
   readonly spec: FileSpec
@@ -91,22 +111,44 @@ export async function importDirectory(deps: ImportDeps, args: ImportArgs, signal
     if (info?.isFile()) present.push({ spec, path: file, size: info.size })
   }
   const encoding = args.encoding ?? 'utf8'
+  const warnings: string[] = []
   const files =
     args.format === 'tushare'
-      ? await importBundle(deps, present, encoding, signal)
+      ? await importBundle(deps, present, encoding, signal, warnings)
       : await importEach(deps, present, encoding, signal)
   const seconds = ((performance.now() - started) / 1000).toFixed(1)
   if (files.length === 0) {
     const expected = specs.map((s) => s.file).join(', ')
-    return { summary: `no input files in ${args.dir} (looked for ${expected})`, files }
+    return { summary: `no input files in ${args.dir} (looked for ${expected})`, files, warnings }
   }
+  const head = `imported ${files.length} file${files.length === 1 ? '' : 's'} (${args.format}) in ${seconds} s`
+  if (args.format === 'tushare') return { summary: [`${head}:`, ...tableLines(files)].join('\n'), files, warnings }
   const total = (key: 'rows' | 'inserted' | 'updated' | 'unchanged'): number => files.reduce((n, f) => n + f[key], 0)
-  const skipped = files.reduce((n, f) => n + f.skipped, 0)
-  const summary =
-    `imported ${files.length} file${files.length === 1 ? '' : 's'} (${args.format}) in ${seconds} s: ` +
-    `${total('rows')} rows, ${total('inserted')} inserted, ${total('updated')} updated, ${total('unchanged')} unchanged` +
-    (skipped > 0 ? `; ${skipped} superseded row${skipped === 1 ? '' : 's'} skipped` : '')
-  return { summary, files }
+  const summary = `${head}: ${total('rows')} rows, ${total('inserted')} inserted, ${total('updated')} updated, ${total('unchanged')} unchanged`
+  return { summary, files, warnings }
+}
+
+const count = (n: number): string => n.toLocaleString('en-US')
+
+/** What one file did to its table: `daily.csv 2,324,599 inserted, 0 updated, 0 unchanged`. */
+function fileCounts(f: ImportFileResult): string {
+  const parts =
+    f.attached > 0
+      ? [
+          `${count(f.attached)} attached to daily.csv's bars`,
+          ...(f.updated > 0 ? [`${count(f.updated)} onto stored bars`] : []),
+        ]
+      : [`${count(f.inserted)} inserted`, `${count(f.updated)} updated`]
+  if (f.unchanged > 0 || f.attached === 0) parts.push(`${count(f.unchanged)} unchanged`)
+  if (f.skipped > 0) parts.push(`${count(f.skipped)} skipped (${f.skippedWhy ?? 'left out by the format'})`)
+  return `${f.file} ${parts.join(', ')}`
+}
+
+/** One line per table, each naming the files that wrote it: counts as a person reads them. */
+function tableLines(files: readonly ImportFileResult[]): string[] {
+  const byTable = new Map<string, ImportFileResult[]>()
+  for (const f of files) byTable.set(f.table, [...(byTable.get(f.table) ?? []), f])
+  return [...byTable].map(([table, from]) => `  ${table}: ${from.map(fileCounts).join('; ')}`)
 }
 
 /** Native files: one transaction each. */
@@ -135,7 +177,7 @@ async function importEach(
         },
         'import file loaded',
       )
-      return fileResult(file.spec.file, rows, counts, started, skipped)
+      return fileResult(file.spec.file, file.spec.table, rows, { ...counts, skipped }, started)
     })
     deps.progress.done(doneLine(result))
     files.push(result)
@@ -149,6 +191,7 @@ async function importBundle(
   present: readonly PresentFile[],
   encoding: CsvEncoding,
   signal: AbortSignal,
+  warnings: string[],
 ): Promise<ImportFileResult[]> {
   if (present.length === 0) return []
   const started = performance.now()
@@ -156,6 +199,7 @@ async function importBundle(
     const results: ImportFileResult[] = []
     const staged = new Map<TushareStage, StagedFile>()
     const stagedRows = new Map<TushareStage, { rows: number; stagingMs: number }>()
+    let securities: Staging | undefined
     for (const file of present) {
       throwIfAborted(signal)
       const fileStarted = performance.now()
@@ -163,12 +207,13 @@ async function importBundle(
       const { table } = file.spec
       if (isStage(table)) {
         await tx.analyze(staging)
-        staged.set(table, { name: staging.name, columns: new Set(staging.columns.map((c) => c.name)) })
+        staged.set(table, { name: staging.name, columns: new Set(staging.columns.map((c) => c.name)), rows })
         stagedRows.set(table, { rows, stagingMs: performance.now() - fileStarted })
         deps.progress.done(`${file.spec.file}: ${rows} rows staged`)
       } else {
         const counts = await tx.cancelOnAbort(() => upsert(tx, file.spec, staging))
-        results.push(fileResult(file.spec.file, rows, counts, fileStarted))
+        if (table === 'securities') securities = staging
+        results.push(fileResult(file.spec.file, table, rows, counts, fileStarted))
         deps.progress.done(doneLine(results.at(-1)!))
       }
     }
@@ -179,9 +224,32 @@ async function importBundle(
     deps.log.info({ merge_ms: mergeMs }, 'tushare bundle merged')
     for (const [stage, { rows, stagingMs }] of stagedRows) {
       const counts = merged.get(stage) ?? { inserted: 0, updated: 0 }
+      // fina_indicator's superseded rows were never going to be stored: not counted as rows read for the table
+      const superseded = stage === 'fina_indicator' ? (counts.skipped ?? 0) : 0
+      const result = fileResult(
+        `${stage}.csv`,
+        STAGE_TABLES[stage],
+        rows - superseded,
+        counts,
+        performance.now(),
+        superseded === 0,
+      )
       // a staged file's time: reading it, plus its merge step
-      const result = fileResult(`${stage}.csv`, rows - (counts.skipped ?? 0), counts, performance.now(), counts.skipped)
       results.push({ ...result, ms: Math.round(stagingMs + (mergeMs[stage] ?? 0)) })
+    }
+    if (securities && !staged.has('namechange') && !staged.has('stock_st')) {
+      const flags = await tx.stFromNames(securities)
+      if (flags.codes > 0) {
+        const warning =
+          `stock_basic.csv: ${flags.codes} code${flags.codes === 1 ? '' : 's'} carry ST, *ST or 退 in their names, and the ` +
+          `bundle has no namechange.csv or stock_st.csv: ` +
+          (flags.from
+            ? `they are flagged ST from ${flags.from} (the store's last bar date) on, earlier days unflagged`
+            : 'they are not flagged (the store has no bars yet)') +
+          '; add namechange.csv for their ST history'
+        warnings.push(warning)
+        deps.log.warn({ codes: flags.codes, from: flags.from }, 'ST taken from names: the bundle has no ST history')
+      }
     }
     return results
   })
@@ -189,27 +257,36 @@ async function importBundle(
   return files
 }
 
+/**
+ * `rows`: the file's rows the table was offered. `counts.skipped` rows were left out: part of `rows` when
+ * `skippedInRows` (factors with no bar), not when the format drops them before (superseded corrections).
+ */
 function fileResult(
   file: string,
+  table: string,
   rows: number,
-  counts: { inserted: number; updated: number },
+  counts: { inserted: number; updated: number; attached?: number; skipped?: number; skippedWhy?: string },
   started: number,
-  skipped = 0,
+  skippedInRows = false,
 ): ImportFileResult {
+  const attached = counts.attached ?? 0
+  const skipped = counts.skipped ?? 0
   return {
     file,
+    table,
     rows,
     inserted: counts.inserted,
     updated: counts.updated,
-    unchanged: Math.max(0, rows - counts.inserted - counts.updated),
+    attached,
+    unchanged: Math.max(0, rows - counts.inserted - counts.updated - attached - (skippedInRows ? skipped : 0)),
     skipped,
+    ...(counts.skippedWhy ? { skippedWhy: counts.skippedWhy } : {}),
     ms: Math.round(performance.now() - started),
   }
 }
 
 function doneLine(r: ImportFileResult): string {
-  const skipped = r.skipped > 0 ? `, ${r.skipped} skipped` : ''
-  return `${r.file}: ${r.rows} rows, ${r.inserted} inserted, ${r.updated} updated, ${r.unchanged} unchanged${skipped}`
+  return `${fileCounts(r).replace(' ', `: ${count(r.rows)} rows, `)} (${r.table})`
 }
 
 async function upsert(tx: ImportTransaction, spec: FileSpec, staging: Staging) {
