@@ -1,3 +1,4 @@
+import { type BoardSeries, blendedHeat, boardHeat } from './board-heat.js'
 import { BUILD_RULES } from './build-rules.js'
 import type { Board } from './codes.js'
 import type { TierRow, TradeFlag } from './plan-types.js'
@@ -7,7 +8,7 @@ import { combineSignals, percentileAmong, scorePoints } from './signal-score.js'
 import type { SignalWeights } from './signal-weights.js'
 import { normaliseSignals, type SignalFacts, type SignalValues, stockSignals } from './signals.js'
 import { mean, roundTo as round } from './stats.js'
-import { eventEma, type ThemeEvent, themeHeat } from './theme-heat.js'
+import { eventEma, type ThemeEvent } from './theme-heat.js'
 import { assignTiers, isEligible, type TierCuts } from './tiers.js'
 
 /** A code's bars as columns, oldest first; `preClose` and `isSt` are the last bar's. */
@@ -68,6 +69,8 @@ export interface BuildInput {
   readonly bars: ReadonlyMap<string, BarSeries>
   readonly edges: readonly Edge[]
   readonly events: readonly ThemeEvent[]
+  /** Concept board closes by theme name, ending on or before `date` (heat of a theme without events). */
+  readonly boards?: ReadonlyMap<string, BoardSeries>
   readonly facts: ReadonlyMap<string, StockFacts>
   /** The day's regime is weak: `main` shrinks (TIER_RULES.weakMainSlots). */
   readonly weakRegime?: boolean
@@ -141,6 +144,18 @@ function breadthOf(codes: Iterable<string>, feats: ReadonlyMap<string, Features>
   return total === 0 ? null : up / total
 }
 
+/** Distinct codes that closed at the limit up on the day. */
+function limitUpsOf(codes: Iterable<string>, feats: ReadonlyMap<string, Features>, input: BuildInput): number {
+  let n = 0
+  for (const code of new Set(codes)) {
+    const f = feats.get(code)
+    if (!f) continue
+    const listed = listedDays(f.security.list_date, input.calendar)
+    if (tradeFlags(f, listed, input.date).includes('limit_up_close')) n++
+  }
+  return n
+}
+
 function groupCodes(edges: readonly Edge[], key: (e: Edge) => string): Map<string, string[]> {
   const out = new Map<string, string[]>()
   for (const e of edges) {
@@ -163,7 +178,12 @@ function graphScores(input: BuildInput, feats: ReadonlyMap<string, Features>): M
   const themeMembers = groupCodes(input.edges, (e) => e.theme)
   const segmentMembers = groupCodes(input.edges, (e) => `${e.theme}\u0000${e.segment}`)
   const heat = new Map<string, number>()
-  for (const [theme, codes] of themeMembers) heat.set(theme, themeHeat(emas.get(theme) ?? 0, breadthOf(codes, feats)))
+  for (const [theme, codes] of themeMembers) {
+    const breadth = breadthOf(codes, feats)
+    const series = input.boards?.get(theme)
+    const board = series ? boardHeat({ series, breadth, limitUps: limitUpsOf(codes, feats, input) }, input.date) : null
+    heat.set(theme, blendedHeat(emas.get(theme), board, breadth))
+  }
   const segmentBreadth = new Map<string, number>()
   for (const [key, codes] of segmentMembers) segmentBreadth.set(key, breadthOf(codes, feats) ?? 0)
   const best = new Map<string, GraphScore>()

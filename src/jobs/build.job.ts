@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { BOARD_HEAT_RULES } from '../domain/board-heat.js'
 import { BUILD_RULES } from '../domain/build-rules.js'
 import { computeMarket, computeRegime } from '../domain/regime.js'
 import { type StockFacts, scoreDay } from '../domain/scoring.js'
@@ -75,11 +76,13 @@ export async function runBuild(deps: BuildDeps, args: DateArgs, signal: AbortSig
   }
   const from = calendar[Math.max(0, calendar.length - 1 - SIGNAL_WINDOWS.history)]!
   const eventsFrom = calendar[Math.max(0, calendar.length - BUILD_RULES.heatLookbackDays)]!
+  const boardsFrom = calendar[Math.max(0, calendar.length - 1 - BOARD_HEAT_RULES.returnDays)]!
   const [
     securities,
     bars,
     edges,
     events,
+    boards,
     peStats,
     basics,
     financials,
@@ -95,6 +98,7 @@ export async function runBuild(deps: BuildDeps, args: DateArgs, signal: AbortSig
     (deps.bars ?? market.bars)(from, date),
     market.edges(undefined, date),
     market.events(eventsFrom, date),
+    market.boardSeries(boardsFrom, date),
     market.peStats(date),
     market.basicsOn(date),
     market.financials(date),
@@ -148,6 +152,7 @@ export async function runBuild(deps: BuildDeps, args: DateArgs, signal: AbortSig
     bars,
     edges,
     events,
+    boards,
     facts,
     weakRegime: regime.status === 'weak',
     indexReturns,

@@ -3,7 +3,8 @@
  * answers are written as a tushare bundle in a temp folder and imported by the bundle import, in one transaction:
  * the store is what the same data imported as a bundle gives, by construction, and a day is there whole or not
  * at all (a kill while fetching or importing leaves it absent; the next run starts with it). The run's reference
- * data (trade_cal, stock_basic L/D/P, namechange) is fetched once and imported with its first day.
+ * data (trade_cal, stock_basic L/D/P, namechange, the concept boards ths_index type N and each board's ths_member)
+ * is fetched once and imported with its first day.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
@@ -56,10 +57,21 @@ const MISSING: Readonly<Record<string, string>> = {
   namechange: 'ST history (ST flags from names only, with a warning)',
   stock_basic: 'listings and names',
   trade_cal: 'the calendar (index bars serve as the calendar)',
+  ths_index: 'concept boards (no theme edges from them: heat only from curated themes)',
+  ths_member: 'concept board members (no theme edges from them: heat only from curated themes)',
+  ths_daily: "concept board bars (a theme without curated events gets its heat from its members' breadth only)",
 }
 
 /** Interfaces asked once per trading day, and their parameters. */
-const DAILY_INTERFACES = ['daily', 'adj_factor', 'daily_basic', 'stk_limit', 'suspend_d', 'index_daily'] as const
+const DAILY_INTERFACES = [
+  'daily',
+  'adj_factor',
+  'daily_basic',
+  'stk_limit',
+  'suspend_d',
+  'index_daily',
+  'ths_daily',
+] as const
 
 const compact = (iso: string): string => iso.replaceAll('-', '')
 const iso = (yyyymmdd: string): string => `${yyyymmdd.slice(0, 4)}-${yyyymmdd.slice(4, 6)}-${yyyymmdd.slice(6, 8)}`
@@ -102,6 +114,12 @@ export async function runSync(deps: SyncDeps, args: SyncArgs, signal: AbortSigna
   if (basics.length > 0) reference.set('stock_basic', concat(basics))
   const names = await fetch('namechange', {})
   if (names) reference.set('namechange', names)
+  const boards = await fetch('ths_index', { exchange: 'A', type: 'N' })
+  if (boards) {
+    reference.set('ths_index', boards)
+    const members = await conceptMembers(boards, (code) => fetch('ths_member', { ts_code: code }))
+    if (members) reference.set('ths_member', members)
+  }
 
   const days: string[] = []
   deps.progress.start(`sync ${from}..${to}`, openDays.length, 'days')
@@ -138,6 +156,21 @@ export async function runSync(deps: SyncDeps, args: SyncArgs, signal: AbortSigna
     skipped: [...skipped].map(([api, lost]) => `${api}: the build lacks ${lost}`),
     calls,
   }
+}
+
+/** ths_member wants one board per call: every board's members, or null when the interface was skipped. */
+async function conceptMembers(
+  boards: TushareTable,
+  members: (board: string) => Promise<TushareTable | null>,
+): Promise<TushareTable | null> {
+  const code = boards.fields.indexOf('ts_code')
+  const answers: TushareTable[] = []
+  for (const item of boards.items) {
+    const answer = await members(String(item[code]))
+    if (!answer) return null
+    if (answer.fields.length > 0) answers.push(answer)
+  }
+  return answers.length > 0 ? concat(answers) : null
 }
 
 function openDaysOf(calendar: TushareTable): string[] {

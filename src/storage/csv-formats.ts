@@ -24,6 +24,9 @@
  * | stock_st.csv       | st_periods: one day per row                                                         |
  * | suspend_d.csv      | suspended-day bars (suspend_type S, whole day) at the previous close, volume 0      |
  * | stk_limit.csv      | daily_bars.up_limit / down_limit                                                    |
+ * | ths_index.csv      | concept_boards (ts_code, name, type)                                                |
+ * | ths_member.csv     | theme_edges: theme = the board's name, valid from in_date to out_date (see merge)   |
+ * | ths_daily.csv      | concept_bars, the board index's daily bars                                          |
  * forecasts.csv, theme_edges.csv, theme_events.csv and holdings.csv have no tushare equivalent and use the
  * native layout in both formats.
  */
@@ -41,6 +44,9 @@ export type TushareStage =
   | 'stock_st'
   | 'suspend_d'
   | 'stk_limit'
+  | 'ths_index'
+  | 'ths_member'
+  | 'ths_daily'
 export type ColumnKind = 'text' | 'date' | 'number' | 'integer' | 'boolean'
 export type ImportTable =
   | 'securities'
@@ -409,6 +415,39 @@ const TUSHARE_STK_LIMIT = staged('stk_limit', [
   opt('down_limit', 'number', NON_NEGATIVE),
 ])
 
+// Concept boards (同花顺 concepts): board codes such as 885800.TI are kept as written.
+const TUSHARE_THS_INDEX = staged(
+  'ths_index',
+  [key('ts_code', 'text'), req('name', 'text'), opt('type', 'text')],
+  ['ts_code'],
+)
+
+const TUSHARE_THS_MEMBER = staged('ths_member', [
+  key('ts_code', 'text'),
+  key('code', 'text', { code: 'ts_code', source: 'con_code' }),
+  opt('weight', 'number', { min: 0 }),
+  opt('in_date', 'date', COMPACT),
+  opt('out_date', 'date', COMPACT),
+  opt('is_new', 'text', { oneOf: ['Y', 'N'] }),
+])
+
+const TUSHARE_THS_DAILY = staged(
+  'ths_daily',
+  [
+    key('ts_code', 'text'),
+    key('trade_date', 'date', COMPACT),
+    opt('open', 'number', NON_NEGATIVE),
+    opt('high', 'number', NON_NEGATIVE),
+    opt('low', 'number', NON_NEGATIVE),
+    req('close', 'number', NON_NEGATIVE),
+    opt('pre_close', 'number', NON_NEGATIVE),
+    opt('pct_change', 'number'),
+    opt('volume', 'number', { source: 'vol', min: 0 }),
+    opt('amount', 'number', NON_NEGATIVE),
+  ],
+  ['ts_code', 'trade_date'],
+)
+
 const INDEX_CODE = key('code', 'text', { code: 'index' })
 
 /** Every input file of a format, in load order (securities first). */
@@ -436,6 +475,9 @@ export const FILE_SPECS: Readonly<Record<ImportFormat, readonly FileSpec[]>> = {
     TUSHARE_STOCK_ST,
     TUSHARE_SUSPEND_D,
     TUSHARE_STK_LIMIT,
+    TUSHARE_THS_INDEX,
+    TUSHARE_THS_MEMBER,
+    TUSHARE_THS_DAILY,
     FORECASTS,
     THEME_EDGES,
     THEME_EVENTS,

@@ -1,4 +1,5 @@
 import { sql } from 'kysely'
+import type { BoardSeries } from '../domain/board-heat.js'
 import type { BarSeries, BuildSecurity, Edge } from '../domain/scoring.js'
 import type { FactsFinancial } from '../domain/stock-facts.js'
 import type { ThemeEvent } from '../domain/theme-heat.js'
@@ -165,6 +166,30 @@ export function createMarketDataRepository(db: Db) {
         q = q.where('valid_from', '<=', on).where((eb) => eb.or([eb('valid_to', 'is', null), eb('valid_to', '>=', on)]))
       }
       return q.orderBy('theme').orderBy('segment').orderBy('code').execute()
+    },
+
+    /** Concept board closes by board name (the theme its members' edges carry), oldest first, from..to. */
+    async boardSeries(from: IsoDate, to: IsoDate): Promise<Map<string, BoardSeries>> {
+      const rows = await db
+        .selectFrom('concept_bars as c')
+        .innerJoin('concept_boards as b', 'b.code', 'c.code')
+        .select(['b.name', 'c.trade_date', 'c.close'])
+        .where('c.trade_date', '>=', from)
+        .where('c.trade_date', '<=', to)
+        .orderBy('b.name')
+        .orderBy('b.code')
+        .orderBy('c.trade_date')
+        .execute()
+      const out = new Map<string, { dates: IsoDate[]; close: number[] }>()
+      for (const row of rows) {
+        const series = out.get(row.name) ?? { dates: [], close: [] }
+        // two boards of one name: the first by code
+        if (series.dates.at(-1) !== undefined && series.dates.at(-1)! >= row.trade_date) continue
+        series.dates.push(row.trade_date)
+        series.close.push(row.close)
+        out.set(row.name, series)
+      }
+      return out
     },
 
     events(from: IsoDate, to: IsoDate): Promise<ThemeEvent[]> {

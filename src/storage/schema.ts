@@ -192,6 +192,27 @@ export interface SignalIcTable {
   n: number
 }
 
+/** A tushare concept board (ths_index); its members are theme_edges rows with the board's name as theme. */
+export interface ConceptBoardsTable {
+  code: string
+  name: string
+  type: Defaulted<string>
+}
+
+/** A concept board index's daily bar (ths_daily, units as tushare gives them). */
+export interface ConceptBarsTable {
+  code: string
+  trade_date: IsoDate
+  open: number | null
+  high: number | null
+  low: number | null
+  close: number
+  pre_close: number | null
+  pct_change: number | null
+  volume: number | null
+  amount: number | null
+}
+
 export interface StockDailyTable {
   code: string
   trade_date: IsoDate
@@ -305,6 +326,8 @@ export interface Database {
   plan_outcomes: PlanOutcomesTable
   replay_runs: ReplayRunsTable
   signal_ic: SignalIcTable
+  concept_boards: ConceptBoardsTable
+  concept_bars: ConceptBarsTable
 }
 
 export type TierScoreRow = Selectable<TierScoresTable>

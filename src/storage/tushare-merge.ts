@@ -13,6 +13,11 @@
  * - Suspensions (suspend_d, type S, whole day) become bars at the previous close with no volume, flagged
  *   is_suspended, so the code keeps its place in the tier table.
  * - is_st comes from st_periods (namechange names with ST, stock_st days) for every bar the bundle touches.
+ * - Concept boards: ths_index rows become concept_boards; each ths_member row a theme_edges row with the board's
+ *   name as theme, segment CONCEPT_SEGMENT, weight 1 (tushare's `weight` is not filled), valid from `in_date`
+ *   (none: always) through `out_date` (none: still a member). A member tushare marks gone (`is_new` N) without an
+ *   `out_date` has no dates to place it in time and is skipped, as is a member of a board no ths_index names.
+ *   ths_daily rows become concept_bars.
  */
 import type pg from 'pg'
 import type { TushareStage } from './csv-formats.js'
@@ -448,6 +453,64 @@ export async function mergeStkLimit(client: pg.PoolClient, staged: Staged): Prom
   return { inserted: 0, updated, attached }
 }
 
+/** The segment and evidence of a concept board member's theme edge. */
+export const CONCEPT_SEGMENT = 'THS concept'
+export const CONCEPT_EVIDENCE = 'THS concept member'
+
+export async function mergeThsIndex(client: pg.PoolClient, s: StagedFile): Promise<MergeCounts> {
+  return counted(
+    client,
+    `insert into concept_boards (code, name, type)
+     select distinct on (ts_code) ts_code, name, coalesce(${column(s, 'type', 'text')}, '') from ${ident(s.name)}
+     order by ts_code, line desc
+     on conflict (code) do update set name = excluded.name, type = excluded.type
+       where (concept_boards.name, concept_boards.type) is distinct from (excluded.name, excluded.type)`,
+  )
+}
+
+export async function mergeThsMember(client: pg.PoolClient, s: StagedFile): Promise<MergeCounts> {
+  const table = ident(s.name)
+  const outDate = column(s, 'out_date', 'date', 'm')
+  const placed = `(${column(s, 'is_new', 'text', 'm')} is distinct from 'N' or ${outDate} is not null)`
+  const counts = await counted(
+    client,
+    `insert into theme_edges (theme, segment, code, weight, evidence, track, valid_from, valid_to)
+     select distinct on (b.name, m.code, valid_from) b.name, $1, m.code, 1, $2, '',
+       coalesce(${column(s, 'in_date', 'date', 'm')}, '-infinity'::date) as valid_from, ${outDate}
+     from ${table} m join concept_boards b on b.code = m.ts_code
+     where ${placed}
+     order by b.name, m.code, valid_from, m.line desc
+     on conflict (theme, segment, code, valid_from) do update set valid_to = excluded.valid_to,
+       evidence = excluded.evidence, weight = excluded.weight
+       where (theme_edges.valid_to, theme_edges.evidence, theme_edges.weight)
+         is distinct from (excluded.valid_to, excluded.evidence, excluded.weight)`,
+    [CONCEPT_SEGMENT, CONCEPT_EVIDENCE],
+  )
+  const { rows } = await client.query<{ n: number }>(
+    `select count(*)::int as n from ${table} m
+     where not ${placed} or not exists (select from concept_boards b where b.code = m.ts_code)`,
+  )
+  const skipped = rows[0]?.n ?? 0
+  return skipped === 0
+    ? counts
+    : { ...counts, skipped, skippedWhy: 'members gone without an out_date, or of a board ths_index does not name' }
+}
+
+export async function mergeThsDaily(client: pg.PoolClient, s: StagedFile): Promise<MergeCounts> {
+  await refuseRepeats(client, 'ths_daily.csv', s, ['ts_code', 'trade_date'])
+  const cols = ['open', 'high', 'low', 'pre_close', 'pct_change', 'volume', 'amount'] as const
+  const values = cols.map((c) => column(s, c)).join(', ')
+  return counted(
+    client,
+    `insert into concept_bars (code, trade_date, close, ${cols.join(', ')})
+     select ts_code, trade_date, close, ${values} from ${ident(s.name)}
+     on conflict (code, trade_date) do update set close = excluded.close,
+       ${cols.map((c) => `${c} = excluded.${c}`).join(', ')}
+       where (concept_bars.close, ${cols.map((c) => `concept_bars.${c}`).join(', ')})
+         is distinct from (excluded.close, ${cols.map((c) => `excluded.${c}`).join(', ')})`,
+  )
+}
+
 /** Every staged file of the bundle into the store, in dependency order; per-file counts. */
 export async function mergeTushareBundle(
   client: pg.PoolClient,
@@ -481,6 +544,9 @@ export async function mergeTushareBundle(
   await run('daily_basic', () => mergeDailyBasic(client, staged))
   await run('fina_indicator', (s) => mergeFinaIndicator(client, s))
   await run('stk_limit', () => mergeStkLimit(client, staged))
+  await run('ths_index', (s) => mergeThsIndex(client, s))
+  await run('ths_member', (s) => mergeThsMember(client, s))
+  await run('ths_daily', (s) => mergeThsDaily(client, s))
   return out
 }
 

@@ -70,6 +70,9 @@ const TUSHARE_STAGES: ReadonlySet<string> = new Set<TushareStage>([
   'stock_st',
   'suspend_d',
   'stk_limit',
+  'ths_index',
+  'ths_member',
+  'ths_daily',
 ])
 
 const isStage = (table: string): table is TushareStage => TUSHARE_STAGES.has(table)
@@ -85,6 +88,9 @@ const STAGE_TABLES: Readonly<Record<TushareStage, string>> = {
   stock_st: 'st_periods',
   suspend_d: 'daily_bars',
   stk_limit: 'daily_bars',
+  ths_index: 'concept_boards',
+  ths_member: 'theme_edges',
+  ths_daily: 'concept_bars',
 }
 
 interface PresentFile {
