@@ -33,6 +33,9 @@ const TABLES = {
   securities: 'select * from securities order by code',
   trading_calendar: 'select * from trading_calendar order by cal_date',
   st_periods: 'select * from st_periods order by code, start_date',
+  concept_boards: 'select * from concept_boards order by code',
+  concept_bars: 'select * from concept_bars order by code, trade_date',
+  theme_edges: 'select * from theme_edges order by theme, segment, code, valid_from',
 }
 
 async function snapshot(t: TestDatabase): Promise<Record<string, unknown[]>> {
@@ -45,7 +48,17 @@ async function snapshot(t: TestDatabase): Promise<Record<string, unknown[]>> {
 async function bundleOfRange(): Promise<string> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'stockplan-sync-bundle-'))
   const [from, to] = [FROM.replaceAll('-', ''), TO.replaceAll('-', '')]
-  for (const file of ['daily', 'adj_factor', 'daily_basic', 'stk_limit', 'suspend_d', 'index_daily', 'trade_cal']) {
+  const daily = [
+    'daily',
+    'adj_factor',
+    'daily_basic',
+    'stk_limit',
+    'suspend_d',
+    'index_daily',
+    'ths_daily',
+    'trade_cal',
+  ]
+  for (const file of daily) {
     const [header, ...lines] = (await readFile(path.join(BUNDLE, `${file}.csv`), 'utf8')).trim().split('\n')
     const column = header!.split(',').indexOf(file === 'trade_cal' ? 'cal_date' : 'trade_date')
     const kept = lines.filter((l) => {
@@ -54,7 +67,7 @@ async function bundleOfRange(): Promise<string> {
     })
     await writeFile(path.join(dir, `${file}.csv`), `${[header, ...kept].join('\n')}\n`)
   }
-  for (const file of ['stock_basic', 'namechange']) {
+  for (const file of ['stock_basic', 'namechange', 'ths_index', 'ths_member']) {
     await writeFile(path.join(dir, `${file}.csv`), await readFile(path.join(BUNDLE, `${file}.csv`)))
   }
   return dir
@@ -144,6 +157,10 @@ describe('stockplan sync from a tushare stand-in', () => {
     expect((expected.daily_bars as unknown[]).length).toBeGreaterThan(30)
     // one call per day per daily interface (one more for the rate-limited one); stock_basic paged (12 rows, 100 a page)
     expect(result.calls).toMatchObject({ daily: 4, adj_factor: 5, index_daily: 4, trade_cal: 1, stock_basic: 3 })
+    // concept boards: the list once, members one board a call, the boards' bars by day
+    expect(result.calls).toMatchObject({ ths_index: 1, ths_member: 2, ths_daily: 4 })
+    expect(expected.theme_edges).toHaveLength(4)
+    expect(expected.concept_bars).toHaveLength(8)
     expect(standIn.calls.every((c) => c.token === TOKEN)).toBe(true)
     expect(captured.text()).not.toContain(TOKEN)
     expect(captured.text()).toContain('tushare adj_factor: rate limit, waiting 60 s')

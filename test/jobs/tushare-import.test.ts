@@ -8,6 +8,7 @@ import { type ImportArgs, type ImportResult, importDirectory } from '../../src/j
 import { silentProgress } from '../../src/jobs/progress.js'
 import { createLogger } from '../../src/logger.js'
 import { createImportStore } from '../../src/storage/import.repository.js'
+import { CONCEPT_EVIDENCE, CONCEPT_SEGMENT } from '../../src/storage/tushare-merge.js'
 import { testConfig } from '../support/config.js'
 import { failure, rows } from '../support/queries.js'
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
@@ -61,6 +62,9 @@ describe('tushare bundle import', () => {
       ['namechange.csv', 3],
       ['suspend_d.csv', 6],
       ['stk_limit.csv', 2],
+      ['ths_index.csv', 2],
+      ['ths_member.csv', 5],
+      ['ths_daily.csv', 156],
     ])
     expect(first.files.find((f) => f.file === 'daily.csv')).toMatchObject({ inserted: 861, updated: 0 })
     expect(first.files.find((f) => f.file === 'suspend_d.csv')).toMatchObject({ inserted: 3 })
@@ -77,6 +81,10 @@ describe('tushare bundle import', () => {
       '  daily_basics: daily_basic.csv 861 inserted, 0 updated, 0 unchanged',
       '  financials: fina_indicator.csv 8 inserted, 0 updated, 0 unchanged, 1 skipped (corrections superseded within one announcement)',
       '  st_periods: namechange.csv 1 inserted, 0 updated, 0 unchanged, 2 skipped (names without ST)',
+      '  concept_boards: ths_index.csv 2 inserted, 0 updated, 0 unchanged',
+      '  theme_edges: ths_member.csv 4 inserted, 0 updated, 0 unchanged, 1 skipped (members gone without an ' +
+        'out_date, or of a board ths_index does not name)',
+      '  concept_bars: ths_daily.csv 156 inserted, 0 updated, 0 unchanged',
     ])
     expect(first.warnings).toEqual([])
   })
@@ -441,13 +449,62 @@ describe('a build on the tushare bundle', () => {
     } finally {
       await rm(dir, { recursive: true, force: true })
     }
-    const edgeCodes = async (date: string) => (await services.market.edges(undefined, date)).map((e) => e.code).sort()
+    const edgeCodes = async (date: string) =>
+      (await services.market.edges(undefined, date))
+        .filter((e) => e.segment !== CONCEPT_SEGMENT)
+        .map((e) => e.code)
+        .sort()
     expect(await edgeCodes('2024-02-01')).toEqual(['600519.SH', '689009.SH'])
     expect(await edgeCodes('2024-02-29')).toEqual(['600519.SH', '689009.SH'])
     expect(await edgeCodes('2024-03-01')).toEqual(['302132.SZ', '600519.SH'])
     expect([...(await services.inputs.heldCodes('2023-12-29'))]).toEqual(['000001.SZ'])
     expect([...(await services.inputs.heldCodes('2024-02-01'))].sort()).toEqual(['000001.SZ', '600519.SH'])
     expect([...(await services.inputs.heldCodes('2024-03-01'))]).toEqual(['000001.SZ'])
+  })
+
+  // 算力租赁 (ths_member.csv): 300750.SZ a member through 2024-02-29, 601318.SH from 2024-03-01, 688981.SH throughout
+  const boardMembers = async (date: string) => {
+    await services.steps.build({ date }, signal)
+    const scored = await t.db
+      .selectFrom('tier_scores')
+      .select(['code', 'theme', 'heat', 'graph_evidence'])
+      .where('trade_date', '=', date)
+      .execute()
+    const members = scored.filter((r) => (r.graph_evidence as { theme: string }[]).some((e) => e.theme === '算力租赁'))
+    return { codes: members.map((r) => r.code).sort(), heat: scored.find((r) => r.code === '688981.SH')!.heat }
+  }
+
+  it('builds with a concept board member only on the days of its membership', async () => {
+    expect((await boardMembers('2024-02-01')).codes).toEqual(['300750.SZ', '688981.SH'])
+    expect((await boardMembers('2024-02-29')).codes).toEqual(['300750.SZ', '688981.SH'])
+    expect((await boardMembers('2024-03-01')).codes).toEqual(['601318.SH', '688981.SH'])
+    // the member tushare marks gone without an out_date is in no build
+    const edges = await services.market.edges(['000001.SZ'], '2024-03-01')
+    expect(edges.map((e) => [e.theme, e.segment, e.evidence])).toEqual([
+      ['数字货币', CONCEPT_SEGMENT, CONCEPT_EVIDENCE],
+    ])
+  })
+
+  it("takes a theme's heat from its board's own market on a day without curated events", async () => {
+    const before = (await boardMembers('2024-03-01')).heat!
+    const changed = await t.db
+      .updateTable('concept_bars')
+      .set((eb) => ({ close: eb('close', '*', 1.15) }))
+      .where('code', '=', '886001.TI')
+      .where('trade_date', '=', '2024-03-01')
+      .executeTakeFirst()
+    expect(changed.numUpdatedRows).toBe(1n)
+    // the same members on the same day; the board up 15 % more over its five days fills its return part
+    expect((await boardMembers('2024-03-01')).heat!).toBeGreaterThan(before + 10)
+    await t.db
+      .deleteFrom('concept_bars')
+      .where('code', '=', '886001.TI')
+      .where('trade_date', '=', '2024-03-01')
+      .execute()
+    // no board bar on T: the members' breadth alone, as for a theme that is no board (30 % of the heat at most)
+    const breadthOnly = (await boardMembers('2024-03-01')).heat!
+    expect(breadthOnly).toBeLessThanOrEqual(30)
+    expect(breadthOnly).toBeLessThan(before)
   })
 
   it('refuses a date that is not a trading day, naming the nearest ones', async () => {
