@@ -8,8 +8,8 @@
  *   npx tsx scripts/real-ashare-bundle.ts --out /tmp/real-bundle
  *   npx tsx bench/sync.bench.ts --dir /tmp/real-bundle [--day YYYYMMDD]
  *
- * The real set has no daily_basic, stk_limit, suspend_d or namechange: daily_basic and stk_limit are made up
- * for the day from its bars (turnover 1.5 %, limits ±10 % of pre_close), the other two are empty.
+ * The real set has no daily_basic, stk_limit, suspend_d, namechange or concept boards: daily_basic and stk_limit
+ * are made up for the day from its bars (turnover 1.5 %, limits ±10 % of pre_close), the others are empty.
  */
 import { createReadStream } from 'node:fs'
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
@@ -63,6 +63,10 @@ async function cut(source: string, dir: string, days: readonly string[]): Promis
   await writeFile(path.join(dir, 'stk_limit.csv'), `${limit.join('\n')}\n`)
   await writeFile(path.join(dir, 'suspend_d.csv'), 'ts_code,trade_date,suspend_timing,suspend_type\n')
   await writeFile(path.join(dir, 'namechange.csv'), 'ts_code,name,start_date,end_date,ann_date,change_reason\n')
+  // no concept boards in the real set: the stand-in answers the three interfaces with no rows
+  await writeFile(path.join(dir, 'ths_index.csv'), 'ts_code,name,count,exchange,list_date,type\n')
+  await writeFile(path.join(dir, 'ths_member.csv'), 'ts_code,con_code,con_name,weight,in_date,out_date,is_new\n')
+  await writeFile(path.join(dir, 'ths_daily.csv'), 'ts_code,trade_date,close,open,high,low,pre_close,pct_change,vol\n')
   return bars.length
 }
 

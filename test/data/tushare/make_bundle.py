@@ -88,4 +88,24 @@ w('namechange.csv',['ts_code','name','start_date','end_date','ann_date','change_
 last=days[-1]
 w('stk_limit.csv',['trade_date','ts_code','pre_close','up_limit','down_limit'],
   [(C(last),r[0],r[6],round(r[6]*1.1,2),round(r[6]*0.9,2)) for r in daily if r[1]==C(last) and r[0] in ('600519.SH','000001.SZ')])
+# concept boards: 算力租赁 loses 300750.SZ after 2024-02-29 and gains 601318.SH on 2024-03-01; 000001.SZ is marked
+# gone (is_new N) without an out_date, so it is placed nowhere; 数字货币 has a member without dates
+w('ths_index.csv',['ts_code','name','count','exchange','list_date','type'],[
+ ('886001.TI','算力租赁',3,'A','20230315','N'),
+ ('886002.TI','数字货币',1,'A','20191028','N'),
+])
+w('ths_member.csv',['ts_code','con_code','con_name','weight','in_date','out_date','is_new'],[
+ ('886001.TI','688981.SH','中芯国际','','20230315','','Y'),
+ ('886001.TI','300750.SZ','宁德时代','','20230601','20240229','N'),
+ ('886001.TI','601318.SH','中国平安','','20240301','','Y'),
+ ('886001.TI','000001.SZ','平安银行','','20230601','','N'),
+ ('886002.TI','000001.SZ','平安银行','','','','Y'),
+])
+board_rows=[]
+for code,step in (('886001.TI',0.004),('886002.TI',-0.002)):
+    c=1000.0
+    for i,d in enumerate(days):
+        pre=c; c=round(c*(1+step+(0.003 if i%2 else -0.003)),3)
+        board_rows.append((code,C(d),c,pre,max(c,pre),min(c,pre),pre,round((c+pre)/2,3),round(c-pre,3),round((c/pre-1)*100,4),123456.0,1.5))
+w('ths_daily.csv',['ts_code','trade_date','close','open','high','low','pre_close','avg_price','change','pct_change','vol','turnover_rate'],board_rows)
 print(len(days), EX_DAY, SUSP, last)
