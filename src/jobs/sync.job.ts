@@ -117,7 +117,13 @@ export async function runSync(deps: SyncDeps, args: SyncArgs, signal: AbortSigna
   const boards = await fetch('ths_index', { exchange: 'A', type: 'N' })
   if (boards) {
     reference.set('ths_index', boards)
-    const members = await conceptMembers(boards, (code) => fetch('ths_member', { ts_code: code }))
+    deps.progress.start('concept board members', boards.items.length, 'boards')
+    const members = await conceptMembers(boards, async (code) => {
+      const answer = await fetch('ths_member', { ts_code: code })
+      deps.progress.tick()
+      return answer
+    })
+    deps.progress.done()
     if (members) reference.set('ths_member', members)
   }
 
