@@ -5,7 +5,7 @@
  */
 import type { SignalWeights } from './signal-weights.js'
 import { SIGNAL_NAMES, type SignalName, type SignalValues } from './signals.js'
-import { roundTo } from './stats.js'
+import { lowerBound, roundTo, upperBound } from './stats.js'
 
 export interface Combined {
   /** Σ w·z / Σ|w| over the signals the stock has, in [-1, 1]; null when none of them carries weight. */
@@ -42,21 +42,9 @@ export function combineSignals(z: SignalValues, weights: SignalWeights): Combine
 /** Percentile (0..100) of `value` among `reference` (sorted ascending), ties counting half. */
 export function percentileAmong(reference: readonly number[], value: number): number {
   if (reference.length === 0) return 0
-  let lo = 0
-  let hi = reference.length
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1
-    if (reference[mid]! < value) lo = mid + 1
-    else hi = mid
-  }
-  const below = lo
-  hi = reference.length
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1
-    if (reference[mid]! <= value) lo = mid + 1
-    else hi = mid
-  }
-  return (100 * (below + (lo - below) / 2)) / reference.length
+  const below = lowerBound(reference, value)
+  const notAbove = upperBound(reference, value, below)
+  return (100 * (below + (notAbove - below) / 2)) / reference.length
 }
 
 /**

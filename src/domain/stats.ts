@@ -52,3 +52,27 @@ export function deepFreeze<T>(value: T): T {
   }
   return value
 }
+
+/** The first index of `sorted` (ascending) whose value is not below `value`: a binary search. */
+export function lowerBound<T>(sorted: ArrayLike<T>, value: T, from = 0, to = sorted.length): number {
+  let lo = from
+  let hi = to
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if (sorted[mid]! < value) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/** The first index of `sorted` (ascending) whose value is above `value`. */
+export function upperBound<T>(sorted: ArrayLike<T>, value: T, from = 0, to = sorted.length): number {
+  let lo = from
+  let hi = to
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if (sorted[mid]! <= value) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}

@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import type { BarSeries } from '../domain/scoring.js'
+import { lowerBound } from '../domain/stats.js'
 import type { Db } from './db.js'
 import type { IsoDate } from './schema.js'
 
@@ -29,17 +30,6 @@ const orNaN = (values: unknown): Float64Array =>
   Float64Array.from(values as Array<number | null>, (v) => (v === null ? Number.NaN : v))
 const flags = (values: unknown): Uint8Array => Uint8Array.from(values as boolean[], (v) => (v ? 1 : 0))
 const nullable = (v: number): number | null => (Number.isNaN(v) ? null : v)
-
-function lowerBound<T>(values: ArrayLike<T>, value: T): number {
-  let lo = 0
-  let hi = values.length
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1
-    if (values[mid]! < value) lo = mid + 1
-    else hi = mid
-  }
-  return lo
-}
 
 /**
  * Every code's bars over a whole range, read once (one row per code), then cut into the windows a build asks for:
