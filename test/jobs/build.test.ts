@@ -35,6 +35,47 @@ describe('build job', () => {
     expect(new Set(rows.map((r) => r.build_id))).toEqual(new Set([second.buildId]))
   })
 
+  it('point in time: bars after T and signal ICs realised after T change neither T\'s scores nor its weights', async () => {
+    const date = demo.calendar.at(-8)!
+    const snapshot = async () => ({
+      rows: (
+        await t.db.selectFrom('tier_scores').selectAll().where('trade_date', '=', date).orderBy('code').execute()
+      ).map(({ build_id: _id, ...r }) => r),
+      weights: (
+        await t.db
+          .selectFrom('builds')
+          .select('weights')
+          .where('trade_date', '=', date)
+          .orderBy('finished_at', 'desc')
+          .executeTakeFirstOrThrow()
+      ).weights,
+    })
+    await demo.services.steps.build({ date }, signal)
+    const before = await snapshot()
+    // the future rewritten: every later bar moves, and 30 plan days of ICs whose exits lie after T appear
+    await t.db
+      .updateTable('daily_bars')
+      .set((eb) => ({ close: eb('close', '*', 1.37), amount: eb('amount', '*', 0.2), volume: eb('volume', '*', 5) }))
+      .where('trade_date', '>', date)
+      .execute()
+    const later = demo.calendar.filter((d) => d > date)
+    await t.db
+      .insertInto('signal_ic')
+      .values(
+        demo.calendar.slice(-40, -10).flatMap((d, i) => [
+          { trade_date: d, horizon: 5, signal: 'reversal_5d', exit_date: later[i % later.length]!, ic: -0.9, n: 100 },
+          { trade_date: d, horizon: 5, signal: 'size', exit_date: later[i % later.length]!, ic: 0.9, n: 100 },
+        ]),
+      )
+      .onConflict((oc) => oc.doNothing())
+      .execute()
+    await demo.services.steps.build({ date }, signal)
+    const after = await snapshot()
+    expect(after.rows).toEqual(before.rows)
+    expect(after.weights).toEqual(before.weights)
+    expect(before.rows.length).toBeGreaterThan(100)
+  })
+
   it('says why inputs were incomplete: missing bars and old theme events', async () => {
     const date = demo.calendar.at(-1)!
     const codes = (
