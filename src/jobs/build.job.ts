@@ -4,7 +4,7 @@ import { BUILD_RULES } from '../domain/build-rules.js'
 import { computeMarket, computeRegime } from '../domain/regime.js'
 import { type StockFacts, scoreDay } from '../domain/scoring.js'
 import { learnWeights, type SignalIcDay, WEIGHT_RULES } from '../domain/signal-weights.js'
-import { SIGNAL_WINDOWS } from '../domain/signals.js'
+import { SIGNAL_NAMES, SIGNAL_WINDOWS } from '../domain/signals.js'
 import { stockFacts } from '../domain/stock-facts.js'
 import { notATradingDay } from '../domain/trading-days.js'
 import type { Logger } from '../logger.js'
@@ -56,6 +56,14 @@ function staleText(
   if (lastEvent === undefined) notes.push('no theme events imported')
   else if (lastEvent < cutoff) notes.push(`theme events last on ${lastEvent}`)
   return notes.join('; ')
+}
+
+/** The signals no stock had data for on the day (e.g. value_ep without daily_basic), in words, or ''. */
+function missingSignalsText(rows: readonly { readonly signals: Readonly<Record<string, number>> }[]): string {
+  if (rows.length === 0) return ''
+  const seen = new Set(rows.flatMap((r) => Object.keys(r.signals)))
+  const missing = SIGNAL_NAMES.filter((name) => !seen.has(name))
+  return missing.length === 0 ? '' : `no data for signals ${missing.join(', ')} (they carry no weight today)`
 }
 
 /** Tier scores for data date T, written with a builds record in one transaction (a rerun replaces the date). */
@@ -177,6 +185,7 @@ export async function runBuild(deps: BuildDeps, args: DateArgs, signal: AbortSig
     ic_days: Math.max(0, ...Object.values(weights).map((w) => w.days)),
   }
   const stale = staleText(date, calendar, counts.missing_bars, lastEvent)
+  const noData = missingSignalsText(scored)
   const buildId = `${date}-${randomUUID().slice(0, 8)}`
   await replaceTierScores(
     deps.db,
@@ -196,7 +205,7 @@ export async function runBuild(deps: BuildDeps, args: DateArgs, signal: AbortSig
   deps.onBuilt?.(date)
   progress.tick(2)
   progress.done()
-  const summary = `build ${date}: ${counts.scored} scored (${counts.main} main, ${counts.observe} observe)${stale ? `; stale: ${stale}` : ''}`
-  deps.log.info({ date, buildId, counts, cuts: day.cuts, regime: regime.status, stale }, 'build finished')
+  const summary = `build ${date}: ${counts.scored} scored (${counts.main} main, ${counts.observe} observe)${stale ? `; stale: ${stale}` : ''}${noData ? `; ${noData}` : ''}`
+  deps.log.info({ date, buildId, counts, cuts: day.cuts, regime: regime.status, stale, noData }, 'build finished')
   return { summary, date, buildId, counts, stale }
 }

@@ -28,6 +28,8 @@ describe('build job', () => {
     const date = demo.calendar.at(-1)!
     const first = await demo.services.steps.build({ date }, signal)
     expect(await stale(date)).toBe('')
+    // 70 days of bars: medium-term momentum needs 121, and the build says it had no data for it
+    expect(first.summary).toMatch(/; no data for signals momentum_6m_skip_1m \(they carry no weight today\)$/)
     const second = await demo.services.steps.build({ date }, signal)
     expect(second.buildId).not.toBe(first.buildId)
     const rows = await t.db.selectFrom('tier_scores').select(['build_id']).where('trade_date', '=', date).execute()
@@ -35,7 +37,7 @@ describe('build job', () => {
     expect(new Set(rows.map((r) => r.build_id))).toEqual(new Set([second.buildId]))
   })
 
-  it('point in time: bars after T and signal ICs realised after T change neither T\'s scores nor its weights', async () => {
+  it("point in time: bars after T and signal ICs realised after T change neither T's scores nor its weights", async () => {
     const date = demo.calendar.at(-8)!
     const snapshot = async () => ({
       rows: (
