@@ -4,7 +4,9 @@
  * the store is what the same data imported as a bundle gives, by construction, and a day is there whole or not
  * at all (a kill while fetching or importing leaves it absent; the next run starts with it). The run's reference
  * data (trade_cal, stock_basic L/D/P, namechange, the concept boards ths_index type N and each board's ths_member)
- * is fetched once and imported with its first day.
+ * is fetched once and imported with its first day. A day's bundle carries the financial reports announced since the
+ * previous synced day (`fina_indicator_vip`, see sync-financials.ts) as its `fina_indicator.csv`: every announced
+ * version enters the store on the first synced day on or after its announcement, never before.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
@@ -15,6 +17,7 @@ import type { Logger } from '../logger.js'
 import type { ImportResult } from './import/import-job.js'
 import { throwIfAborted } from './job.js'
 import type { Progress } from './progress.js'
+import { announcedBy, reportQueries } from './sync-financials.js'
 
 export interface SyncArgs {
   readonly from?: string
@@ -59,6 +62,8 @@ const MISSING: Readonly<Record<string, string>> = {
   trade_cal: 'the calendar (index bars serve as the calendar)',
   ths_index: 'concept boards (no theme edges from them: heat only from curated themes)',
   ths_member: 'concept board members (no theme edges from them: heat only from curated themes)',
+  fina_indicator_vip:
+    'financial reports: the quality signals (quality_roe, cash_conversion) and the valuation from BVPS and ROE (upside) lose their reports',
   ths_daily: "concept board bars (a theme without curated events gets its heat from its members' breadth only)",
 }
 
@@ -75,8 +80,9 @@ const DAILY_INTERFACES = [
 
 const compact = (iso: string): string => iso.replaceAll('-', '')
 const iso = (yyyymmdd: string): string => `${yyyymmdd.slice(0, 4)}-${yyyymmdd.slice(4, 6)}-${yyyymmdd.slice(6, 8)}`
-const nextDay = (date: string): string =>
-  new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10)
+const shiftDay = (date: string, days: number): string =>
+  new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10)
+const nextDay = (date: string): string => shiftDay(date, 1)
 
 export async function runSync(deps: SyncDeps, args: SyncArgs, signal: AbortSignal): Promise<SyncResult> {
   const latest = await deps.latestBarDate()
@@ -127,6 +133,19 @@ export async function runSync(deps: SyncDeps, args: SyncArgs, signal: AbortSigna
     if (members) reference.set('ths_member', members)
   }
 
+  /** Reports announced after `previous` through `day`, as fina_indicator.csv; null when skipped or none. */
+  const financialReports = async (previous: string | undefined, day: string): Promise<TushareTable | null> => {
+    const answers: TushareTable[] = []
+    for (const query of reportQueries(previous, day)) {
+      const answer = await fetch('fina_indicator_vip', { ...query })
+      if (!answer) return null
+      answers.push(answer)
+    }
+    return announcedBy(answers, day)
+  }
+
+  // the day before the first is the store's last bar when it comes first; a rerun of stored days starts at --from
+  let previous = latest === undefined ? undefined : latest < from ? latest : shiftDay(from, -1)
   const days: string[] = []
   deps.progress.start(`sync ${from}..${to}`, openDays.length, 'days')
   for (const day of openDays) {
@@ -140,12 +159,15 @@ export async function runSync(deps: SyncDeps, args: SyncArgs, signal: AbortSigna
       const answer = await fetch(api, params)
       if (answer) files.set(api, answer)
     }
+    const reports = await financialReports(previous, day)
+    if (reports) files.set('fina_indicator', reports)
     if ((files.get('daily')?.items.length ?? 0) === 0) {
       deps.log.warn({ day }, `tushare has no daily bars for ${day} yet: stopping before it`)
       break
     }
     await importDay(deps, files, signal)
     days.push(day)
+    previous = day
     deps.progress.tick()
   }
   deps.progress.done(`${days.length} day${days.length === 1 ? '' : 's'} synced`)

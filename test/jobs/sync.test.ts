@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { appendFile, cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -19,7 +19,11 @@ import {
   type TushareStandIn,
 } from '../support/tushare-stand-in.js'
 
-const BUNDLE = fileURLToPath(new URL('../data/tushare/bundle/', import.meta.url))
+const GOLDEN = fileURLToPath(new URL('../data/tushare/bundle/', import.meta.url))
+// the golden bundle plus a restatement of 600519.SH's 2023 report announced on 2024-04-24 (the first version came
+// out on 2024-04-03): the stand-in answers from it, and the bundles compared with the sync are cut from it
+const RESTATEMENT =
+  '600519.SH,20240424,20231231,59.6,59.6,205.1,53.9,34.3,34.3,34.3,92.1,136500000000,88.9,19.3,18.1,19.2,1'
 const TOKEN = 'tok-7f3a9c-secret'
 // four trading days with a suspension (000540.SZ, 16th and 17th) and an ST period (600301.SH)
 const FROM = '2024-01-15'
@@ -36,6 +40,15 @@ const TABLES = {
   concept_boards: 'select * from concept_boards order by code',
   concept_bars: 'select * from concept_bars order by code, trade_date',
   theme_edges: 'select * from theme_edges order by theme, segment, code, valid_from',
+  financials: 'select * from financials order by code, end_date, ann_date',
+}
+const FINANCIALS = 'select code, end_date::text, ann_date::text, roe from financials order by code, end_date, ann_date'
+
+async function fixtureBundle(): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'stockplan-sync-fixture-'))
+  await cp(GOLDEN, dir, { recursive: true })
+  await appendFile(path.join(dir, 'fina_indicator.csv'), `${RESTATEMENT}\n`)
+  return dir
 }
 
 async function snapshot(t: TestDatabase): Promise<Record<string, unknown[]>> {
@@ -44,10 +57,13 @@ async function snapshot(t: TestDatabase): Promise<Record<string, unknown[]>> {
   return out
 }
 
-/** The same data as a bundle: the golden bundle's files cut to FROM..TO (reference files whole). */
-async function bundleOfRange(): Promise<string> {
+/**
+ * The same data as a bundle: the fixture's files cut to FROM..TO (reference files whole), and the financial reports
+ * announced by TO.
+ */
+async function bundleOfRange(fixture: string, range: { from: string; to: string } = { from: FROM, to: TO }) {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'stockplan-sync-bundle-'))
-  const [from, to] = [FROM.replaceAll('-', ''), TO.replaceAll('-', '')]
+  const [from, to] = [range.from.replaceAll('-', ''), range.to.replaceAll('-', '')]
   const daily = [
     'daily',
     'adj_factor',
@@ -57,18 +73,20 @@ async function bundleOfRange(): Promise<string> {
     'index_daily',
     'ths_daily',
     'trade_cal',
+    'fina_indicator',
   ]
+  const dateColumn: Record<string, string> = { trade_cal: 'cal_date', fina_indicator: 'ann_date' }
   for (const file of daily) {
-    const [header, ...lines] = (await readFile(path.join(BUNDLE, `${file}.csv`), 'utf8')).trim().split('\n')
-    const column = header!.split(',').indexOf(file === 'trade_cal' ? 'cal_date' : 'trade_date')
+    const [header, ...lines] = (await readFile(path.join(fixture, `${file}.csv`), 'utf8')).trim().split('\n')
+    const column = header!.split(',').indexOf(dateColumn[file] ?? 'trade_date')
     const kept = lines.filter((l) => {
       const d = l.split(',')[column]!
-      return d >= from && d <= to
+      return (file === 'fina_indicator' || d >= from) && d <= to
     })
     await writeFile(path.join(dir, `${file}.csv`), `${[header, ...kept].join('\n')}\n`)
   }
   for (const file of ['stock_basic', 'namechange', 'ths_index', 'ths_member']) {
-    await writeFile(path.join(dir, `${file}.csv`), await readFile(path.join(BUNDLE, `${file}.csv`)))
+    await writeFile(path.join(dir, `${file}.csv`), await readFile(path.join(fixture, `${file}.csv`)))
   }
   return dir
 }
@@ -78,7 +96,7 @@ interface Harness {
   sync(args: SyncArgs, signal?: AbortSignal): ReturnType<typeof runSync>
 }
 
-function harness(t: TestDatabase, standIn: TushareStandIn, log: Logger): Harness {
+function harness(t: TestDatabase, standIn: TushareStandIn, log: Logger, today = TO): Harness {
   const waits: number[] = []
   let clock = 0
   const client = createTushareClient({
@@ -111,7 +129,7 @@ function harness(t: TestDatabase, standIn: TushareStandIn, log: Logger): Harness
             const [row] = await rows(t, 'select max(trade_date)::text as d from daily_bars')
             return (row?.d as string | null) ?? undefined
           },
-          today: () => TO,
+          today: () => today,
           log,
           progress: silentProgress,
           benchmark: '000300.SH',
@@ -127,13 +145,15 @@ describe('stockplan sync from a tushare stand-in', () => {
   let synced: TestDatabase
   let imported: TestDatabase
   let bundle: string
+  let fixture: string
   const captured = captureLog('debug')
   let expected: Record<string, unknown[]>
 
   beforeAll(async () => {
-    standIn = await startTushareStandIn(BUNDLE)
+    fixture = await fixtureBundle()
+    standIn = await startTushareStandIn(fixture)
     ;[synced, imported] = await Promise.all([createTestDatabase(), createTestDatabase()])
-    bundle = await bundleOfRange()
+    bundle = await bundleOfRange(fixture)
     await importDirectory(
       { imports: createImportStore(imported.pool), log: captured.log, progress: silentProgress },
       { dir: bundle, format: 'tushare' },
@@ -145,6 +165,7 @@ describe('stockplan sync from a tushare stand-in', () => {
     await standIn.close()
     await Promise.all([synced.drop(), imported.drop()])
     await rm(bundle, { recursive: true, force: true })
+    await rm(fixture, { recursive: true, force: true })
   })
 
   it('syncs several days into what the same data imported as a bundle gives, waiting out a rate limit', async () => {
@@ -159,6 +180,8 @@ describe('stockplan sync from a tushare stand-in', () => {
     expect(result.calls).toMatchObject({ daily: 4, adj_factor: 5, index_daily: 4, trade_cal: 1, stock_basic: 3 })
     // concept boards: the list once, members one board a call, the boards' bars by day
     expect(result.calls).toMatchObject({ ths_index: 1, ths_member: 2, ths_daily: 4 })
+    // financial reports: the first day of an empty store by the last 8 report periods, then one announcement day a call
+    expect(result.calls.fina_indicator_vip).toBe(8 + 3)
     expect(expected.theme_edges).toHaveLength(4)
     expect(expected.concept_bars).toHaveLength(8)
     expect(standIn.calls.every((c) => c.token === TOKEN)).toBe(true)
@@ -200,13 +223,15 @@ describe('stockplan sync from a tushare stand-in', () => {
     const log = captureLog('debug')
     try {
       standIn.fail.set('daily_basic', { code: 40203, msg: NO_PERMISSION_MSG })
+      standIn.fail.set('fina_indicator_vip', { code: 40203, msg: NO_PERMISSION_MSG })
       const { sync } = harness(partial, standIn, log.log)
       const result = await sync({ from: FROM, to: TO })
       expect(result.days).toHaveLength(4)
       expect(result.skipped).toEqual([
         'daily_basic: the build lacks turnover and valuation (pe_ttm, pb, market value): the valuation and liquidity signals',
+        'fina_indicator_vip: the build lacks financial reports: the quality signals (quality_roe, cash_conversion) and the valuation from BVPS and ROE (upside) lose their reports',
       ])
-      expect(result.calls.daily_basic).toBe(1)
+      expect(result.calls).toMatchObject({ daily_basic: 1, fina_indicator_vip: 1 })
       expect(await rows(partial, 'select count(*)::int as n from daily_basics')).toEqual([{ n: 0 }])
       expect(await rows(partial, 'select count(*)::int as n from daily_bars')).toEqual([
         { n: (expected.daily_bars as unknown[]).length },
@@ -216,6 +241,7 @@ describe('stockplan sync from a tushare stand-in', () => {
       expect(log.text()).not.toContain(TOKEN)
     } finally {
       standIn.fail.delete('daily_basic')
+      standIn.fail.delete('fina_indicator_vip')
       await partial.drop()
     }
   })
@@ -231,6 +257,54 @@ describe('stockplan sync from a tushare stand-in', () => {
       expect(await rows(empty, 'select count(*)::int as n from daily_bars')).toEqual([{ n: 0 }])
     } finally {
       await empty.drop()
+    }
+  })
+  it('brings each financial report version on the first synced day on or after its announcement', async () => {
+    const store = await createTestDatabase()
+    const reference = await createTestDatabase()
+    const cuts: string[] = []
+    try {
+      const importCut = async (to: string) => {
+        const dir = await bundleOfRange(fixture, { from: '2024-04-18', to })
+        cuts.push(dir)
+        await importDirectory(
+          { imports: createImportStore(reference.pool), log: captured.log, progress: silentProgress },
+          { dir, format: 'tushare' },
+          new AbortController().signal,
+        )
+        return snapshot(reference)
+      }
+      // through Monday the 22nd: 000001.SZ's Q1 report announced on Saturday the 20th is in, the restatement not
+      const { sync } = harness(store, standIn, captured.log, '2024-04-22')
+      const first = await sync({ from: '2024-04-18' })
+      expect(first.days).toEqual(['2024-04-18', '2024-04-19', '2024-04-22'])
+      // the 18th by report period (empty store), the 19th by its date, the 22nd by the 20th, 21st and 22nd
+      expect(first.calls.fina_indicator_vip).toBe(8 + 1 + 3)
+      expect(await snapshot(store)).toEqual(await importCut('20240422'))
+      const before = await rows(store, FINANCIALS)
+      expect(before).toContainEqual({
+        code: '000001.SZ',
+        end_date: '2024-03-31',
+        ann_date: '2024-04-20',
+        roe: 0.032 * 4,
+      })
+      expect(before.filter((r) => r.code === '600519.SH')).toEqual([
+        { code: '600519.SH', end_date: '2023-12-31', ann_date: '2024-04-03', roe: 0.3419 },
+      ])
+      // the rest of the week: the restatement of the 24th joins the first version, it does not replace it
+      const rest = await harness(store, standIn, captured.log, '2024-04-25').sync({})
+      expect(rest.days).toEqual(['2024-04-23', '2024-04-24', '2024-04-25'])
+      // a run that continues the store asks one call per calendar day since its last bar
+      expect(rest.calls.fina_indicator_vip).toBe(3)
+      expect(await snapshot(store)).toEqual(await importCut('20240425'))
+      expect((await rows(store, FINANCIALS)).filter((r) => r.code === '600519.SH')).toEqual([
+        { code: '600519.SH', end_date: '2023-12-31', ann_date: '2024-04-03', roe: 0.3419 },
+        { code: '600519.SH', end_date: '2023-12-31', ann_date: '2024-04-24', roe: 0.343 },
+        { code: '600519.SH', end_date: '2024-03-31', ann_date: '2024-04-25', roe: 0.0892 * 4 },
+      ])
+    } finally {
+      await Promise.all([store.drop(), reference.drop()])
+      for (const dir of cuts) await rm(dir, { recursive: true, force: true })
     }
   })
 })

@@ -1,7 +1,8 @@
 /**
  * A local stand-in for tushare's HTTP API, on port 0, answering from the files of a tushare bundle in tushare's
  * shapes: `{code, msg, data: {fields, items, has_more}}`, filtered by `trade_date`, `ts_code`,
- * `start_date`/`end_date` and `list_status`, paged by `limit`/`offset`. `fail` answers an interface with an
+ * `start_date`/`end_date`, `list_status`, `ann_date` and `period`, paged by `limit`/`offset`. `fina_indicator_vip`
+ * answers from `fina_indicator.csv` (the whole market; its `period` and date range are report periods). `fail` answers an interface with an
  * error code of tushare's (once, or always); `onCall` sees each request first.
  */
 import { readdir, readFile } from 'node:fs/promises'
@@ -50,7 +51,9 @@ async function loadTables(dir: string): Promise<Map<string, { fields: string[]; 
   return tables
 }
 
-const DATE_FIELD: Readonly<Record<string, string>> = { trade_cal: 'cal_date' }
+const DATE_FIELD: Readonly<Record<string, string>> = { trade_cal: 'cal_date', fina_indicator_vip: 'end_date' }
+/** Interfaces answered from another interface's file. */
+const TABLE_OF: Readonly<Record<string, string>> = { fina_indicator_vip: 'fina_indicator' }
 
 export async function startTushareStandIn(bundleDir: string, pageLimit = 100): Promise<TushareStandIn> {
   const tables = await loadTables(bundleDir)
@@ -65,7 +68,7 @@ export async function startTushareStandIn(bundleDir: string, pageLimit = 100): P
       if (failure.times !== undefined) failure.times--
       return { code: failure.code, msg: failure.msg, data: null }
     }
-    const table = tables.get(call.api)
+    const table = tables.get(TABLE_OF[call.api] ?? call.api)
     if (!table) return { code: 40101, msg: `接口名称不存在: ${call.api}`, data: null }
     const column = (name: string) => table.fields.indexOf(name)
     const dateColumn = column(DATE_FIELD[call.api] ?? 'trade_date')
@@ -75,6 +78,8 @@ export async function startTushareStandIn(bundleDir: string, pageLimit = 100): P
     if (p.start_date !== undefined) rows = rows.filter((r) => r[dateColumn]! >= String(p.start_date))
     if (p.end_date !== undefined) rows = rows.filter((r) => r[dateColumn]! <= String(p.end_date))
     if (p.ts_code !== undefined) rows = rows.filter((r) => r[column('ts_code')] === String(p.ts_code))
+    if (p.ann_date !== undefined) rows = rows.filter((r) => r[column('ann_date')] === String(p.ann_date))
+    if (p.period !== undefined) rows = rows.filter((r) => r[column('end_date')] === String(p.period))
     if (p.list_status !== undefined) rows = rows.filter((r) => r[column('list_status')] === String(p.list_status))
     const limit = Math.min(Number(p.limit ?? pageLimit), pageLimit)
     const offset = Number(p.offset ?? 0)
