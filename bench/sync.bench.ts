@@ -8,8 +8,10 @@
  *   npx tsx scripts/real-ashare-bundle.ts --out /tmp/real-bundle
  *   npx tsx bench/sync.bench.ts --dir /tmp/real-bundle [--day YYYYMMDD]
  *
- * The real set has no daily_basic, stk_limit, suspend_d, namechange or concept boards: daily_basic and stk_limit
- * are made up for the day from its bars (turnover 1.5 %, limits ±10 % of pre_close), the others are empty.
+ * The real set has no daily_basic, stk_limit, suspend_d, namechange, financial reports or concept boards:
+ * daily_basic and stk_limit are made up for the day from its bars (turnover 1.5 %, limits ±10 % of pre_close), and
+ * so are the reports (one per code announced that day: the whole market reporting at once, as on April's last
+ * days); the others are empty.
  */
 import { createReadStream } from 'node:fs'
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
@@ -51,6 +53,7 @@ async function cut(source: string, dir: string, days: readonly string[]): Promis
   const [header, ...bars] = await linesOf(path.join(dir, 'daily.csv'), () => true)
   const at = (name: string) => header!.split(',').indexOf(name)
   const basic = ['ts_code,trade_date,close,turnover_rate,pe_ttm,pb,total_mv,circ_mv']
+  const reports = ['ts_code,ann_date,end_date,eps,bps,ocfps,roe,grossprofit_margin,debt_to_assets,or_yoy,netprofit_yoy']
   const limit = ['trade_date,ts_code,pre_close,up_limit,down_limit']
   for (const bar of bars) {
     const f = bar.split(',')
@@ -58,7 +61,12 @@ async function cut(source: string, dir: string, days: readonly string[]): Promis
     const pre = Number(f[at('pre_close')] || f[at('open')])
     basic.push(`${f[0]},${f[1]},${close},1.5,20,2,${(close * 1e5).toFixed(2)},${(close * 8e4).toFixed(2)}`)
     limit.push(`${f[1]},${f[0]},${pre},${(pre * 1.1).toFixed(2)},${(pre * 0.9).toFixed(2)}`)
+    const lastYear = Number(f[1]!.slice(0, 4)) - 1
+    reports.push(
+      `${f[0]},${f[1]},${lastYear}1231,${(close / 20).toFixed(2)},${(close / 2).toFixed(2)},0.8,10,30,45,8,6`,
+    )
   }
+  await writeFile(path.join(dir, 'fina_indicator.csv'), `${reports.join('\n')}\n`)
   await writeFile(path.join(dir, 'daily_basic.csv'), `${basic.join('\n')}\n`)
   await writeFile(path.join(dir, 'stk_limit.csv'), `${limit.join('\n')}\n`)
   await writeFile(path.join(dir, 'suspend_d.csv'), 'ts_code,trade_date,suspend_timing,suspend_type\n')
