@@ -59,8 +59,13 @@ for (let seed = lo; seed <= (hi ?? lo); seed++) {
     await services.replay({ from: dates[0]!, to: dates.at(-1)!, restart: true }, signal, silentProgress)
     const record = await services.trackRecord.evaluate({ horizon: 5, benchmark: '000300.SH' })
     results.push({ seed, ic: record.ic.score.mean, t: record.ic.score.t, days: record.days })
+    const strongest = Object.entries(record.ic.components)
+      .filter(([, v]) => v.t !== null)
+      .sort((x, y) => Math.abs(y[1].t!) - Math.abs(x[1].t!))
+      .slice(0, 3)
+      .map(([name, v]) => `${name} ${v.mean?.toFixed(4)} (t ${v.t?.toFixed(2)})`)
     console.log(
-      `seed ${seed}: ${record.days} plan days, score IC ${record.ic.score.mean?.toFixed(4)}, t ${record.ic.score.t?.toFixed(2)}`,
+      `seed ${seed}: ${record.days} plan days, score IC ${record.ic.score.mean?.toFixed(4)}, t ${record.ic.score.t?.toFixed(2)}; strongest signals: ${strongest.join(', ')}`,
     )
   } finally {
     await store.close()
