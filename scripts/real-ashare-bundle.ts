@@ -26,8 +26,9 @@ import readline from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 
-const DEFAULT_SOURCE = '/work/shared/data/real-ashare-2024-2025'
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+/** The development set beside the checkout (`../shared/data`), as the workplace lays it out. */
+const DEFAULT_SOURCE = path.resolve(REPO_ROOT, '..', 'shared', 'data', 'real-ashare-2024-2025')
 
 interface Options {
   readonly out: string
