@@ -96,6 +96,8 @@ const BASE_LIMIT_DOWN = 0.004
 
 /** Every stock drifts alike; cross-sectional differences in expected return come only from the planted signal. */
 const COMMON_DRIFT = 0.0002
+/** The forced limit-up and limit-down probability of a market without a signal (the mean of the two above). */
+const NULL_LIMIT = (BASE_LIMIT_UP + BASE_LIMIT_DOWN) / 2
 
 /** A stock's options for its price path. `signal` 0 = no planted alpha, no hot-theme drift, no IPO pop. */
 export interface PathOptions {
@@ -149,7 +151,7 @@ export class ClosePath {
     this.#alphaScale = o.signal * STRENGTH * o.profile.vol
     // The forced limit days add (up - down) x limit on average; the drift gives it back, so the market does not
     // rise just because limit-ups outnumber limit-downs.
-    this.#mean = COMMON_DRIFT - ((BASE_LIMIT_UP - BASE_LIMIT_DOWN) * this.#pct) / 100
+    this.#mean = this.#on ? COMMON_DRIFT - ((BASE_LIMIT_UP - BASE_LIMIT_DOWN) * this.#pct) / 100 : COMMON_DRIFT
     this.#exDay = o.profile.exDividend?.day ?? -1
   }
 
@@ -199,12 +201,17 @@ export class ClosePath {
       (ipo ? 0.08 : 0) +
       (pre < 200 ? 0.01 : 0)
     const u = rng.next()
-    const pUp = ipo ? 0.6 : BASE_LIMIT_UP + hot * 0.3
-    const pDown = hot > 0 ? 0.001 : BASE_LIMIT_DOWN
+    // Without a signal the forced limit days are symmetric: more limit-ups than limit-downs, paid back by a lower
+    // drift on the other days, skew a stock's returns right by its limit size, and a rank IC reads that skew
+    // (ChiNext and STAR move 20%) as "low volatility pays" on a market where nothing is planted.
+    const pUp = ipo ? 0.6 : this.#on ? BASE_LIMIT_UP + hot * 0.3 : NULL_LIMIT
+    const pDown = hot > 0 ? 0.001 : this.#on ? BASE_LIMIT_DOWN : NULL_LIMIT
     let close: number
     if (u < pUp) close = up
     else if (u < pUp + pDown) close = down
-    else close = clamp(Math.round(pre * (1 + r)), down, up)
+    // without a signal the move is log-symmetric, so a stock's median return does not fall with its volatility
+    // (compounding 1 + r does that, and rank ICs read it); with one, the calibrated arithmetic step
+    else close = clamp(Math.round(this.#on ? pre * (1 + r) : pre * Math.exp(r)), down, up)
     this.close = untied(close, pct, down, up)
   }
 
