@@ -284,11 +284,12 @@ export function scoreDay(input: BuildInput): ScoredDay {
     const facts = input.facts.get(code)
     const g = graph.get(code)
     const listed = listedDays(f.security.list_date, input.calendar)
+    const own = signals.get(code) ?? {}
     return {
       code,
       name: f.security.name,
-      combined: combineSignals(signals.get(code) ?? {}, input.weights),
-      signals: signals.get(code) ?? {},
+      combined: combineSignals(own, input.weights),
+      signals: own,
       theme: g?.edge.theme ?? null,
       segment: g?.edge.segment ?? null,
       track: g?.edge.track ?? null,
@@ -307,8 +308,7 @@ export function scoreDay(input: BuildInput): ScoredDay {
       invalidation: facts?.invalidated ? (facts.invalidation ?? null) : null,
     }
   })
-  const screened = base.map((r) => ({ ...r, score: 0, rank: 0, components: {}, score_pct: 0 }))
-  const reference = screened
+  const reference = base
     .filter((r) => isEligible(r) && r.combined.raw !== null)
     .map((r) => r.combined.raw!)
     .sort((a, b) => a - b)

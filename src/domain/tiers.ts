@@ -43,8 +43,11 @@ export const WEAK_REGIME_RULE = 'weak regime:'
 
 const NOBODY_HELD: ReadonlySet<string> = new Set()
 
-export function isEligible(row: Untiered): boolean {
-  return !row.invalidated && screenReason({ ...row, tier: 'reject', tier_rule: '' }, NOBODY_HELD) === undefined
+/** Passes the build-time screen (not suspended, not ST, listed long enough, liquid) and no hard invalidation. */
+export function isEligible(
+  row: Pick<TierRow, 'code' | 'invalidated' | 'is_suspended' | 'is_st' | 'listed_days' | 'amount_ma20'>,
+): boolean {
+  return !row.invalidated && screenReason(row, NOBODY_HELD) === undefined
 }
 
 const blockedAtOpen = (row: Untiered): boolean =>
