@@ -8,14 +8,8 @@
 import { rm } from 'node:fs/promises'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-import { createServices } from '../src/compose.js'
-import { loadConfig } from '../src/config.js'
-import { generateDemoMarket } from '../src/jobs/demo/generate.js'
-import { importDirectory } from '../src/jobs/import/import-job.js'
 import { silentProgress } from '../src/jobs/progress.js'
-import { createLogger } from '../src/logger.js'
-import { createImportStore } from '../src/storage/import.repository.js'
-import { openStore } from '../src/storage/store.js'
+import { freshDemoStore } from './support.js'
 
 const { values } = parseArgs({
   options: {
@@ -31,30 +25,9 @@ const results: Array<{ seed: number; ic: number | null; t: number | null; days: 
 
 for (let seed = lo; seed <= (hi ?? lo); seed++) {
   const root = path.resolve('var/bench/null-market', String(seed))
-  await rm(root, { recursive: true, force: true })
-  const config = loadConfig({
-    ...process.env,
-    LOG_LEVEL: 'warn',
-    DATABASE_URL: '',
-    PG_DATA_DIR: path.join(root, 'pg'),
-    PLAN_DATA_DIR: path.join(root, 'plan'),
-  })
-  const log = createLogger(config)
-  const store = await openStore(config, log)
+  const market = { stocks: Number(values.stocks), days: Number(values.days), seed, signal: 0 }
+  const { store, services, calendar } = await freshDemoStore(root, market)
   try {
-    const market = path.join(root, 'market')
-    await generateDemoMarket(
-      market,
-      { stocks: Number(values.stocks), days: Number(values.days), seed, signal: 0 },
-      silentProgress,
-    )
-    await importDirectory(
-      { imports: createImportStore(store.pool), log, progress: silentProgress },
-      { dir: market, format: 'native' },
-      signal,
-    )
-    const services = createServices(config, log, store)
-    const calendar = await services.market.calendar((await services.market.latestBarDate())!)
     const dates = calendar.slice(-Number(values['plan-days']))
     await services.replay({ from: dates[0]!, to: dates.at(-1)!, restart: true }, signal, silentProgress)
     const record = await services.trackRecord.evaluate({ horizon: 5, benchmark: '000300.SH' })

@@ -12,14 +12,8 @@ import { rm } from 'node:fs/promises'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { sql } from 'kysely'
-import { createServices } from '../src/compose.js'
-import { loadConfig } from '../src/config.js'
-import { generateDemoMarket } from '../src/jobs/demo/generate.js'
-import { importDirectory } from '../src/jobs/import/import-job.js'
 import { silentProgress } from '../src/jobs/progress.js'
-import { createLogger } from '../src/logger.js'
-import { createImportStore } from '../src/storage/import.repository.js'
-import { openStore } from '../src/storage/store.js'
+import { freshDemoStore } from './support.js'
 
 const { values } = parseArgs({
   options: {
@@ -35,27 +29,9 @@ const table: string[] = []
 
 for (const [stocks, days] of sizes) {
   const root = path.resolve('var/bench/replay', `${stocks}x${days}`)
-  await rm(root, { recursive: true, force: true })
-  const config = loadConfig({
-    ...process.env,
-    LOG_LEVEL: 'warn',
-    DATABASE_URL: '',
-    PG_DATA_DIR: path.join(root, 'pg'),
-    PLAN_DATA_DIR: path.join(root, 'plan'),
-  })
-  const log = createLogger(config)
   const say = (what: string) => console.log(`${stocks} x ${days}: ${what}`)
-  const store = await openStore(config, log)
+  const { store, services, calendar } = await freshDemoStore(root, { stocks, days, seed: 7 })
   try {
-    const market = path.join(root, 'market')
-    await generateDemoMarket(market, { stocks, days, seed: 7 }, silentProgress)
-    await importDirectory(
-      { imports: createImportStore(store.pool), log, progress: silentProgress },
-      { dir: market, format: 'native' },
-      signal,
-    )
-    const services = createServices(config, log, store)
-    const calendar = await services.market.calendar((await services.market.latestBarDate())!)
     const dates = calendar.slice(-planDays)
     say(`imported; ${dates.length} plan days ${dates[0]}..${dates.at(-1)}`)
 

@@ -91,6 +91,29 @@ export async function benchMarket(
   return { config, store, services, lastDate, calendar }
 }
 
+/**
+ * A new demo market in its own embedded PostgreSQL under `root` (deleted first), generated, imported and ready:
+ * for benches that need a fresh market per size or seed rather than the one `benchMarket` keeps.
+ */
+export async function freshDemoStore(
+  root: string,
+  market: Parameters<typeof generateDemoMarket>[1],
+): Promise<{ store: Store; services: Services; calendar: string[] }> {
+  await rm(root, { recursive: true, force: true })
+  const config = benchConfig(root, { DATABASE_URL: '' })
+  const log = createLogger(config)
+  const store = await openStore(config, log)
+  const dir = path.join(root, 'market')
+  const summary = await generateDemoMarket(dir, market, silentProgress)
+  await importDirectory(
+    { imports: createImportStore(store.pool), log, progress: silentProgress },
+    { dir, format: 'native' },
+    new AbortController().signal,
+  )
+  const services = createServices(config, log, store)
+  return { store, services, calendar: await services.market.calendar(summary.lastDate) }
+}
+
 /** autocannon in its own process (so it does not share the server's event loop): requests per second. */
 export async function autocannon(
   url: string,
