@@ -24,12 +24,12 @@ import { createPlanDays } from './services/plan-days.js'
 import { createStockService, type StockService } from './services/stock.service.js'
 import { createTrackRecordService, type TrackRecordService } from './services/track-record.service.js'
 import { createVerdictService, type VerdictService } from './services/verdict.service.js'
-import { type BarsSource, loadBarHistory } from './storage/bar-history.js'
+import { loadMarketHistory, type MarketHistory } from './storage/bar-history.js'
 import type { Db } from './storage/db.js'
 import { createImportStore } from './storage/import.repository.js'
 import { createLookupRepository } from './storage/lookup.repository.js'
 import { createMarketDataRepository, type MarketDataRepository } from './storage/market-data.repository.js'
-import { createOutcomesRepository } from './storage/outcomes.repository.js'
+import { createOutcomesRepository, type OutcomesRepository } from './storage/outcomes.repository.js'
 import { createPlanFiles, type PlanFiles } from './storage/plan-files.js'
 import { createPlanInputRepository, type PlanInputRepository } from './storage/plan-input.repository.js'
 import { createReplayRunsRepository } from './storage/replay-runs.repository.js'
@@ -84,6 +84,17 @@ export interface ServiceOptions {
 }
 
 /** The composition root shared by the server, the CLI and the tests: everything is wired here and only here. */
+/** The outcomes repository, its entry and exit bars read from a replay's history for the dates it holds. */
+function outcomesReading(repo: OutcomesRepository, history: MarketHistory | undefined): OutcomesRepository {
+  if (!history) return repo
+  const held = (date: string) => date >= history.from && date <= history.to
+  return {
+    ...repo,
+    entryBars: (date, codes) => (held(date) ? history.entryBars(date, codes) : repo.entryBars(date, codes)),
+    exitBars: (date, codes) => (held(date) ? history.exitBars(date, codes) : repo.exitBars(date, codes)),
+  }
+}
+
 export function createServices(
   config: Config,
   log: Logger,
@@ -150,7 +161,7 @@ export function createServices(
   }
   const signalIc = createSignalIcRepository(store.db)
   // Bound to a progress and a logger: the replay runs the same steps quietly under its own bar.
-  const stepsWith = (progress: Progress, log: Logger, bars?: BarsSource) => ({
+  const stepsWith = (progress: Progress, log: Logger, history?: MarketHistory) => ({
     build: (args: { date?: string }, signal: AbortSignal) =>
       runBuild(
         {
@@ -160,7 +171,7 @@ export function createServices(
           progress,
           codeVersion: codeVersion(),
           now,
-          bars,
+          history,
           icHistory: (asOf, days) => signalIc.history(WEIGHT_RULES.horizon, asOf, days),
           previousMain: async (date) => {
             const before = await inputs.previousTierDate(date)
@@ -184,6 +195,7 @@ export function createServices(
           codeVersion: codeVersion(),
           now,
           onPlanWritten: forgetPlan,
+          marketInput: history?.marketInput,
         },
         args,
         signal,
@@ -206,7 +218,7 @@ export function createServices(
     outcomes: (args: { date?: string }, signal: AbortSignal) =>
       runOutcomes(
         {
-          outcomes: createOutcomesRepository(store.db),
+          outcomes: outcomesReading(createOutcomesRepository(store.db), history),
           signalIc,
           market,
           regimeOf: async (date) => {
@@ -222,12 +234,12 @@ export function createServices(
       ),
   })
   const steps = stepsWith(progress, log)
-  /** The replay's bars, read once for the whole range and its look-back. */
-  async function replayBars(args: { from: string; to: string }): Promise<BarsSource | undefined> {
+  /** The replay's market, read once for the whole range and its look-back. */
+  async function replayHistory(args: { from: string; to: string }): Promise<MarketHistory | undefined> {
     const calendar = await market.calendar(args.to)
     const first = calendar.findIndex((d) => d >= args.from)
     if (first < 0) return undefined
-    return loadBarHistory(store.db, calendar[Math.max(0, first - SIGNAL_WINDOWS.history)]!, args.to)
+    return loadMarketHistory(store.db, calendar[Math.max(0, first - SIGNAL_WINDOWS.history)]!, args.to)
   }
   const sync = (args: SyncArgs, signal: AbortSignal, syncProgress: Progress = progress): Promise<SyncResult> => {
     const { token, url, callsPerMinute, rateLimits } = config.tushare
@@ -296,7 +308,7 @@ export function createServices(
           steps: stepsWith(
             silentProgress,
             log.level === 'debug' || log.level === 'trace' ? log : log.child({}, { level: 'warn' }),
-            await replayBars(args),
+            await replayHistory(args),
           ),
           runs: createReplayRunsRepository(store.db),
           progress: replayProgress,

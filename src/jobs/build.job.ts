@@ -8,7 +8,7 @@ import { SIGNAL_NAMES, SIGNAL_WINDOWS } from '../domain/signals.js'
 import { stockFacts } from '../domain/stock-facts.js'
 import { notATradingDay } from '../domain/trading-days.js'
 import type { Logger } from '../logger.js'
-import type { BarsSource } from '../storage/bar-history.js'
+import type { MarketHistory } from '../storage/bar-history.js'
 import type { Db } from '../storage/db.js'
 import type { MarketDataRepository } from '../storage/market-data.repository.js'
 import { loadMarketInput, REGIME_INDEX } from '../storage/regime-input.repository.js'
@@ -27,8 +27,8 @@ export interface BuildDeps {
   readonly icHistory: (asOf: string, days: number) => Promise<SignalIcDay[]>
   /** The published `main` codes of the plan date before `date` (empty when there is none). */
   readonly previousMain: (date: string) => Promise<ReadonlySet<string>>
-  /** Where the bars come from: the store (default), or a replay's history read once (`loadBarHistory`). */
-  readonly bars?: BarsSource
+  /** Where the bars and whole-market figures come from: the store (default), or a replay's history read once. */
+  readonly history?: Pick<MarketHistory, 'bars' | 'marketInput' | 'missingBars'>
   /** Told once the date's rows are committed. */
   readonly onBuilt?: (date: string) => void
 }
@@ -103,7 +103,7 @@ export async function runBuild(deps: BuildDeps, args: DateArgs, signal: AbortSig
     previousMain,
   ] = await Promise.all([
     market.securities(),
-    (deps.bars ?? market.bars)(from, date),
+    (deps.history?.bars ?? market.bars)(from, date),
     market.edges(undefined, date),
     market.events(eventsFrom, date),
     market.boardSeries(boardsFrom, date),
@@ -112,8 +112,8 @@ export async function runBuild(deps: BuildDeps, args: DateArgs, signal: AbortSig
     market.financials(date),
     market.forecasts(date),
     market.lastEventDate(date),
-    market.missingBars(date),
-    loadMarketInput(deps.db, date, calendar),
+    (deps.history?.missingBars ?? market.missingBars)(date),
+    deps.history ? deps.history.marketInput(date, calendar) : loadMarketInput(deps.db, date, calendar),
     market.indexReturns(REGIME_INDEX, from, date),
     deps.icHistory(date, WEIGHT_RULES.windowDays),
     deps.previousMain(date),

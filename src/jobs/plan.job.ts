@@ -7,7 +7,7 @@ import type { PlanAssembler } from '../services/plan-assembler.js'
 import type { Db } from '../storage/db.js'
 import type { MarketDataRepository } from '../storage/market-data.repository.js'
 import type { PlanFiles } from '../storage/plan-files.js'
-import { loadMarketInput } from '../storage/regime-input.repository.js'
+import { loadMarketInput, type MarketInputSource } from '../storage/regime-input.repository.js'
 import type { NewStockDailyRow } from '../storage/schema.js'
 import { replaceStockDaily } from '../storage/stock-daily.repository.js'
 import { type DateArgs, type JobResult, throwIfAborted } from './job.js'
@@ -24,6 +24,8 @@ export interface PlanJobDeps {
   readonly now: () => Date
   /** Told after the files are written, so an in-process plan cache can forget what it knew of the date. */
   readonly onPlanWritten?: (date: string) => void
+  /** The whole-market figures: the store's (default), or a replay's history read once. */
+  readonly marketInput?: MarketInputSource
 }
 
 export interface PlanJobResult extends JobResult {
@@ -52,7 +54,9 @@ export async function runPlan(deps: PlanJobDeps, args: DateArgs, signal: AbortSi
   const full = deps.assembler.toFull(day, generatedAt)
   const plan = cutPlan(full, DEFAULT_SIZES)
   const calendar = await deps.market.calendar(date)
-  const market = computeMarket(await loadMarketInput(deps.db, date, calendar))
+  const market = computeMarket(
+    await (deps.marketInput ? deps.marketInput(date, calendar) : loadMarketInput(deps.db, date, calendar)),
+  )
   const regime = computeRegime(market, date)
   throwIfAborted(signal)
 

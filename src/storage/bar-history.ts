@@ -1,11 +1,37 @@
 import { sql } from 'kysely'
+import type { ExitBar } from '../domain/outcomes.js'
 import type { BarSeries } from '../domain/scoring.js'
 import { lowerBound } from '../domain/stats.js'
 import type { Db } from './db.js'
+import type { EntryBarRow } from './outcomes.repository.js'
+import {
+  assembleMarketInput,
+  loadIndexCloses,
+  MA_DAYS,
+  type MarketInputSource,
+  type MarketRows,
+  maWindowStart,
+} from './regime-input.repository.js'
 import type { IsoDate } from './schema.js'
 
 /** A window of bars per code, as `MarketDataRepository.bars` gives it. */
 export type BarsSource = (from: IsoDate, to: IsoDate) => Promise<Map<string, BarSeries>>
+
+/**
+ * What a replay's days read of the market, answered from one read of the whole range instead of a query a day:
+ * each answer equals the store's (`MarketDataRepository.bars`, `missingBars`, `loadMarketInput`, the outcomes'
+ * entry and exit bars) for any date inside the range.
+ */
+export interface MarketHistory {
+  readonly from: IsoDate
+  readonly to: IsoDate
+  readonly bars: BarsSource
+  readonly marketInput: MarketInputSource
+  /** Listed securities without a bar on the date (`MarketDataRepository.missingBars`). */
+  readonly missingBars: (date: IsoDate) => Promise<number>
+  readonly entryBars: (date: IsoDate, codes: readonly string[]) => Promise<EntryBarRow[]>
+  readonly exitBars: (date: IsoDate, codes: readonly string[]) => Promise<Map<string, ExitBar>>
+}
 
 /** One code's bars as typed columns (off the JS heap, so a year of the market costs the collector nothing). */
 interface CodeColumns {
@@ -26,18 +52,19 @@ interface CodeColumns {
   readonly low: Float64Array
 }
 
+interface SecurityFacts {
+  readonly board: string
+  readonly list_date: IsoDate | null
+  readonly delist_date: IsoDate | null
+  readonly list_status: string | null
+}
+
 const orNaN = (values: unknown): Float64Array =>
   Float64Array.from(values as Array<number | null>, (v) => (v === null ? Number.NaN : v))
 const flags = (values: unknown): Uint8Array => Uint8Array.from(values as boolean[], (v) => (v ? 1 : 0))
 const nullable = (v: number): number | null => (Number.isNaN(v) ? null : v)
 
-/**
- * Every code's bars over a whole range, read once (one row per code), then cut into the windows a build asks for:
- * a replay's day-by-day builds read the history once instead of once a day. A window comes out exactly as
- * `MarketDataRepository.bars` computes it in SQL: closes forward-adjusted to the window's last day
- * (`close x adj / last adj`, the close itself where the factors are equal), `adjFactor` 1.
- */
-export async function loadBarHistory(db: Db, from: IsoDate, to: IsoDate): Promise<BarsSource> {
+async function readColumns(db: Db, from: IsoDate, to: IsoDate) {
   const { rows } = await sql<{ code: string; dates: IsoDate[] } & Record<keyof CodeColumns, unknown>>`
     select code,
       array_agg(trade_date::text order by trade_date) as dates,
@@ -73,10 +100,50 @@ export async function loadBarHistory(db: Db, from: IsoDate, to: IsoDate): Promis
       low: Float64Array.from(r.low as number[]),
     })
   }
-  rows.length = 0
-  return async (windowFrom, windowTo) => {
-    if (windowFrom < from || windowTo > to)
-      throw new Error(`bar history holds ${from}..${to}; asked for ${windowFrom}..${windowTo}`)
+  return { days, history }
+}
+
+async function readSecurities(db: Db): Promise<Map<string, SecurityFacts>> {
+  const rows = await db
+    .selectFrom('securities')
+    .select(['code', 'board', 'list_date', 'delist_date', 'list_status'])
+    .orderBy('code')
+    .execute()
+  return new Map(rows.map(({ code, ...facts }) => [code, facts]))
+}
+
+/** The index of `code`'s bar on day `day` of the history, or -1. */
+function barOn(c: CodeColumns, day: number): number {
+  const i = lowerBound(c.day, day)
+  return c.day[i] === day ? i : -1
+}
+
+/**
+ * Every code's bars over a whole range, read once (one row per code), plus the securities and the regime index,
+ * then cut into what each day of a replay asks for. A bars window comes out exactly as
+ * `MarketDataRepository.bars` computes it in SQL: closes forward-adjusted to the window's last day
+ * (`close x adj / last adj`, the close itself where the factors are equal), `adjFactor` 1.
+ */
+export async function loadMarketHistory(db: Db, from: IsoDate, to: IsoDate): Promise<MarketHistory> {
+  const [{ days, history }, securities, indexCloses] = await Promise.all([
+    readColumns(db, from, to),
+    readSecurities(db),
+    loadIndexCloses(db, to, Number.MAX_SAFE_INTEGER),
+  ])
+  const dayOf = (date: IsoDate): number => {
+    const i = lowerBound(days, date)
+    return days[i] === date ? i : -1
+  }
+  const inRange = (what: string, date: IsoDate): void => {
+    if (date < from || date > to) throw new Error(`market history holds ${from}..${to}; asked for ${what} on ${date}`)
+  }
+  // the whole market's amount per day, summed once (the regime's turnover item reads 20 of them a day)
+  const dayAmount = new Float64Array(days.length)
+  for (const c of history.values()) for (let i = 0; i < c.day.length; i++) dayAmount[c.day[i]!]! += c.amount[i]!
+
+  const bars: BarsSource = async (windowFrom, windowTo) => {
+    inRange('bars', windowFrom)
+    inRange('bars', windowTo)
     const first = lowerBound(days, windowFrom)
     const last = lowerBound(days, `${windowTo}\u0000`) // one past the window's last day
     const out = new Map<string, BarSeries>()
@@ -84,36 +151,139 @@ export async function loadBarHistory(db: Db, from: IsoDate, to: IsoDate): Promis
       const start = lowerBound(c.day, first)
       const end = lowerBound(c.day, last)
       if (end <= start) continue
-      const n = end - start
-      const lastAdj = c.adj[end - 1]!
-      const close = new Array<number>(n)
-      for (let i = start; i < end; i++) {
-        const f = c.adj[i]!
-        close[i - start] = f === lastAdj ? c.close[i]! : (c.close[i]! * f) / lastAdj
-      }
-      const suspended = new Array<boolean>(n)
-      const turnover = new Array<number | null>(n)
-      const dates = new Array<IsoDate>(n)
-      for (let i = start; i < end; i++) {
-        suspended[i - start] = c.suspended[i] === 1
-        turnover[i - start] = nullable(c.turnover[i]!)
-        dates[i - start] = days[c.day[i]!]!
-      }
-      out.set(code, {
-        dates,
-        close,
-        adjFactor: new Array<number>(n).fill(1),
-        amount: Array.from(c.amount.subarray(start, end)),
-        volume: Array.from(c.volume.subarray(start, end)),
-        turnover,
-        suspended,
-        preClose: nullable(c.preClose[end - 1]!),
-        isSt: c.isSt[end - 1] === 1,
-        open: c.open[end - 1]!,
-        high: c.high[end - 1]!,
-        low: c.low[end - 1]!,
-      })
+      out.set(code, cutSeries(c, start, end, days))
     }
     return out
+  }
+
+  let memo: { date: IsoDate; input: ReturnType<MarketInputSource> } | undefined
+  const marketInput: MarketInputSource = async (date, calendar) => {
+    inRange('market input', date)
+    inRange('the MA window of market input', maWindowStart(date, calendar))
+    if (memo?.date !== date) memo = { date, input: Promise.resolve(marketRows(date, calendar)) }
+    return memo.input
+  }
+  function marketRows(date: IsoDate, calendar: readonly IsoDate[]) {
+    const day = dayOf(date)
+    const first = lowerBound(days, maWindowStart(date, calendar))
+    const last = lowerBound(days, `${date}\u0000`)
+    const stocks: Array<MarketRows['stocks'][number]> = []
+    const averages = new Map<string, { ma: number; n: number }>()
+    for (const [code, c] of history) {
+      let sum = 0
+      let n = 0
+      for (let i = lowerBound(c.day, first); i < c.day.length && c.day[i]! < last; i++) {
+        if (c.suspended[i] === 1) continue
+        sum += c.close[i]! * c.adj[i]!
+        n++
+      }
+      if (n > 0) averages.set(code, { ma: sum / n, n })
+      const security = securities.get(code)
+      const i = day < 0 ? -1 : barOn(c, day)
+      if (i < 0 || !security) continue
+      stocks.push({
+        code,
+        close: c.close[i]!,
+        pre_close: nullable(c.preClose[i]!),
+        amount: c.amount[i]!,
+        adj_factor: c.adj[i]!,
+        is_st: c.isSt[i] === 1,
+        is_suspended: c.suspended[i] === 1,
+        board: security.board,
+        list_date: security.list_date,
+      })
+    }
+    const index = indexCloses.filter((r) => r.trade_date <= date).slice(0, MA_DAYS)
+    return assembleMarketInput(date, calendar, {
+      stocks,
+      averages,
+      amounts: Array.from(dayAmount.subarray(first, last)),
+      index,
+    })
+  }
+
+  return {
+    from,
+    to,
+    bars,
+    marketInput,
+    async missingBars(date) {
+      inRange('missing bars', date)
+      const day = dayOf(date)
+      let missing = 0
+      for (const [code, s] of securities) {
+        const listed =
+          (s.list_date === null || s.list_date <= date) &&
+          (s.delist_date === null || s.delist_date > date) &&
+          (s.list_status !== 'D' || s.delist_date !== null)
+        if (!listed) continue
+        const c = history.get(code)
+        if (day < 0 || !c || barOn(c, day) < 0) missing++
+      }
+      return missing
+    },
+    async entryBars(date, codes) {
+      inRange('entry bars', date)
+      const day = dayOf(date)
+      const out: EntryBarRow[] = []
+      for (const code of codes) {
+        const c = history.get(code)
+        const i = c && day >= 0 ? barOn(c, day) : -1
+        if (i < 0) continue
+        const security = securities.get(code)
+        out.push({
+          code,
+          open: c!.open[i]!,
+          adj_factor: c!.adj[i]!,
+          is_suspended: c!.suspended[i] === 1,
+          pre_close: nullable(c!.preClose[i]!),
+          is_st: c!.isSt[i] === 1,
+          board: security?.board ?? null,
+          list_date: security?.list_date ?? null,
+        })
+      }
+      return out
+    },
+    async exitBars(date, codes) {
+      inRange('exit bars', date)
+      const day = dayOf(date)
+      const out = new Map<string, ExitBar>()
+      for (const code of codes) {
+        const c = history.get(code)
+        const i = c && day >= 0 ? barOn(c, day) : -1
+        if (i >= 0) out.set(code, { close: c!.close[i]!, adjFactor: c!.adj[i]! })
+      }
+      return out
+    },
+  }
+}
+
+function cutSeries(c: CodeColumns, start: number, end: number, days: readonly IsoDate[]): BarSeries {
+  const n = end - start
+  const lastAdj = c.adj[end - 1]!
+  const close = new Array<number>(n)
+  const suspended = new Array<boolean>(n)
+  const turnover = new Array<number | null>(n)
+  const dates = new Array<IsoDate>(n)
+  for (let i = start; i < end; i++) {
+    const f = c.adj[i]!
+    close[i - start] = f === lastAdj ? c.close[i]! : (c.close[i]! * f) / lastAdj
+    suspended[i - start] = c.suspended[i] === 1
+    turnover[i - start] = nullable(c.turnover[i]!)
+    dates[i - start] = days[c.day[i]!]!
+  }
+  return {
+    dates,
+    close,
+    adjFactor: new Array<number>(n).fill(1),
+    amount: Array.from(c.amount.subarray(start, end)),
+    volume: Array.from(c.volume.subarray(start, end)),
+    turnover,
+    suspended,
+    preClose: nullable(c.preClose[end - 1]!),
+    isSt: c.isSt[end - 1] === 1,
+    open: c.open[end - 1]!,
+    high: c.high[end - 1]!,
+    low: c.low[end - 1]!,
   }
 }
