@@ -6,7 +6,15 @@ import { limitPrices } from './regime.js'
 import { SCREEN_RULES } from './screening.js'
 import { combineSignals, percentileAmong, scorePoints } from './signal-score.js'
 import type { SignalWeights } from './signal-weights.js'
-import { normaliseSignals, type SignalFacts, type SignalValues, stockSignals } from './signals.js'
+import {
+  type FlagColumn,
+  type NumberColumn,
+  normaliseSignals,
+  type OptionalColumn,
+  type SignalFacts,
+  type SignalValues,
+  stockSignals,
+} from './signals.js'
 import { mean, roundTo as round } from './stats.js'
 import { eventEma, type ThemeEvent } from './theme-heat.js'
 import { assignTiers, isEligible, type TierCuts } from './tiers.js'
@@ -14,14 +22,14 @@ import { assignTiers, isEligible, type TierCuts } from './tiers.js'
 /** A code's bars as columns, oldest first; `preClose` and `isSt` are the last bar's. */
 export interface BarSeries {
   readonly dates: readonly string[]
-  readonly close: readonly number[]
-  readonly adjFactor: readonly number[]
-  readonly amount: readonly number[]
-  readonly suspended: readonly boolean[]
+  readonly close: NumberColumn
+  readonly adjFactor: NumberColumn
+  readonly amount: NumberColumn
+  readonly suspended: FlagColumn
   /** Shares traded per day (signals: abnormal turnover); absent = unknown. */
-  readonly volume?: readonly number[]
-  /** Turnover rate per day as a fraction, null where unknown. */
-  readonly turnover?: readonly (number | null)[]
+  readonly volume?: NumberColumn
+  /** Turnover rate per day as a fraction, null (NaN in a typed column) where unknown. */
+  readonly turnover?: OptionalColumn
   readonly preClose: number | null
   readonly isSt: boolean
   /** The last bar's open, high and low (tradability flags); absent = unknown. */
@@ -116,7 +124,7 @@ export function features(security: BuildSecurity, bars: BarSeries): Features {
     last: {
       close: bars.close[n - 1]!,
       preClose: bars.preClose,
-      suspended: bars.suspended[n - 1]!,
+      suspended: Boolean(bars.suspended[n - 1]),
       isSt: bars.isSt,
       open: bars.open ?? null,
       high: bars.high ?? null,
@@ -234,9 +242,10 @@ export interface ScoredDay {
 
 /** The bars a signal reads, adjusted: closes x adjFactor (1 throughout when the series comes adjusted). */
 function adjusted(bars: BarSeries): BarSeries {
-  return bars.adjFactor.every((f) => f === 1)
-    ? bars
-    : { ...bars, close: bars.close.map((c, i) => c * bars.adjFactor[i]!) }
+  const { close, adjFactor } = bars
+  let unadjusted = true
+  for (let i = 0; i < adjFactor.length && unadjusted; i++) unadjusted = adjFactor[i] === 1
+  return unadjusted ? bars : { ...bars, close: Array.from(close, (c, i) => c * adjFactor[i]!) }
 }
 
 function signalFacts(facts: StockFacts | undefined, graph: GraphScore | undefined, themesLoaded: boolean): SignalFacts {

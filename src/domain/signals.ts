@@ -67,14 +67,21 @@ export const SIGNAL_WINDOWS = Object.freeze({
   history: 121,
 })
 
+/** Numbers per bar: a JS array, or a typed array a replay cuts from its history without copying. */
+export type NumberColumn = readonly number[] | Float64Array
+/** Per bar, suspended or not: booleans, or 0/1 from a replay's history. */
+export type FlagColumn = readonly boolean[] | Uint8Array
+/** Turnover per bar: null (or NaN in a typed column) where unknown. */
+export type OptionalColumn = readonly (number | null)[] | Float64Array
+
 /** A code's bars as columns, oldest first, closes forward-adjusted. */
 export interface SignalBars {
   readonly dates: readonly string[]
-  readonly close: readonly number[]
-  readonly amount: readonly number[]
-  readonly suspended: readonly boolean[]
-  readonly volume?: readonly number[]
-  readonly turnover?: readonly (number | null)[]
+  readonly close: NumberColumn
+  readonly amount: NumberColumn
+  readonly suspended: FlagColumn
+  readonly volume?: NumberColumn
+  readonly turnover?: OptionalColumn
 }
 
 /** What a stock's signals read besides its bars, all as known at T (null: unknown). */
@@ -91,10 +98,10 @@ export interface SignalFacts {
 
 const W = SIGNAL_WINDOWS
 
-function meanOf(values: readonly number[]): number | null {
+function meanOf(values: ArrayLike<number>): number | null {
   if (values.length === 0) return null
   let s = 0
-  for (const v of values) s += v
+  for (let i = 0; i < values.length; i++) s += values[i]!
   return s / values.length
 }
 
@@ -106,7 +113,7 @@ function sdOf(values: readonly number[]): number | null {
   return Math.sqrt(ss / (values.length - 1))
 }
 
-function ret(close: readonly number[], back: number): number | null {
+function ret(close: NumberColumn, back: number): number | null {
   const n = close.length
   if (n <= back) return null
   const base = close[n - 1 - back]!
@@ -128,9 +135,13 @@ function dailyReturns(bars: SignalBars, days: number): { dates: string[]; values
   return { dates, values }
 }
 
-function tradedTail(values: readonly number[], suspended: readonly boolean[], days: number): number[] {
+/** The known values of the last `days` bars that were traded (null and NaN are unknown). */
+function tradedTail(values: OptionalColumn, suspended: FlagColumn, days: number): number[] {
   const out: number[] = []
-  for (let i = Math.max(0, values.length - days); i < values.length; i++) if (!suspended[i]) out.push(values[i]!)
+  for (let i = Math.max(0, values.length - days); i < values.length; i++) {
+    const v = values[i]
+    if (!suspended[i] && v !== null && v !== undefined && !Number.isNaN(v)) out.push(v)
+  }
   return out
 }
 
@@ -176,11 +187,7 @@ export function stockSignals(
   const skip = n > W.momentumFrom ? close.slice(0, n - W.momentumSkip) : null
   const momentum = skip ? ret(skip, W.momentumFrom - W.momentumSkip) : null
   const turnovers = bars.turnover
-    ? tradedTail(
-        bars.turnover.map((t) => t ?? Number.NaN),
-        bars.suspended,
-        W.turnover,
-      ).filter((t) => Number.isFinite(t))
+    ? tradedTail(bars.turnover, bars.suspended, W.turnover).filter((t) => Number.isFinite(t))
     : []
   const volume = bars.volume ? tradedTail(bars.volume, bars.suspended, W.abnormalLong) : []
   const volLong = volume.length >= (W.abnormalLong * 2) / 3 ? meanOf(volume) : null

@@ -37,6 +37,8 @@ export interface MarketHistory {
 interface CodeColumns {
   /** Index of each bar's date in the history's `days`, ascending. */
   readonly day: Int32Array
+  /** The same dates as text (one shared string per day), so a window's dates are one slice. */
+  readonly dates: readonly IsoDate[]
   readonly close: Float64Array
   readonly adj: Float64Array
   readonly amount: Float64Array
@@ -87,6 +89,7 @@ async function readColumns(db: Db, from: IsoDate, to: IsoDate) {
   for (const r of rows) {
     history.set(r.code, {
       day: Int32Array.from(r.dates as IsoDate[], (d) => dayIndex.get(d)!),
+      dates: (r.dates as IsoDate[]).map((d) => days[dayIndex.get(d)!]!),
       close: Float64Array.from(r.close as number[]),
       adj: Float64Array.from(r.adj as number[]),
       amount: Float64Array.from(r.amount as number[]),
@@ -141,6 +144,7 @@ export async function loadMarketHistory(db: Db, from: IsoDate, to: IsoDate): Pro
   const dayAmount = new Float64Array(days.length)
   for (const c of history.values()) for (let i = 0; i < c.day.length; i++) dayAmount[c.day[i]!]! += c.amount[i]!
 
+  const ones = new Float64Array(days.length).fill(1)
   const bars: BarsSource = async (windowFrom, windowTo) => {
     inRange('bars', windowFrom)
     inRange('bars', windowTo)
@@ -151,7 +155,7 @@ export async function loadMarketHistory(db: Db, from: IsoDate, to: IsoDate): Pro
       const start = lowerBound(c.day, first)
       const end = lowerBound(c.day, last)
       if (end <= start) continue
-      out.set(code, cutSeries(c, start, end, days))
+      out.set(code, cutSeries(c, start, end, ones))
     }
     return out
   }
@@ -258,28 +262,31 @@ export async function loadMarketHistory(db: Db, from: IsoDate, to: IsoDate): Pro
   }
 }
 
-function cutSeries(c: CodeColumns, start: number, end: number, days: readonly IsoDate[]): BarSeries {
+/**
+ * One code's window as views on its columns (no copy): closes are copied only where a factor in the window differs
+ * from the last one (the window then needs forward adjustment).
+ */
+function cutSeries(c: CodeColumns, start: number, end: number, ones: Float64Array): BarSeries {
   const n = end - start
   const lastAdj = c.adj[end - 1]!
-  const close = new Array<number>(n)
-  const suspended = new Array<boolean>(n)
-  const turnover = new Array<number | null>(n)
-  const dates = new Array<IsoDate>(n)
-  for (let i = start; i < end; i++) {
-    const f = c.adj[i]!
-    close[i - start] = f === lastAdj ? c.close[i]! : (c.close[i]! * f) / lastAdj
-    suspended[i - start] = c.suspended[i] === 1
-    turnover[i - start] = nullable(c.turnover[i]!)
-    dates[i - start] = days[c.day[i]!]!
+  let adjusts = false
+  for (let i = start; i < end && !adjusts; i++) adjusts = c.adj[i] !== lastAdj
+  let close = c.close.subarray(start, end)
+  if (adjusts) {
+    close = new Float64Array(n)
+    for (let i = start; i < end; i++) {
+      const f = c.adj[i]!
+      close[i - start] = f === lastAdj ? c.close[i]! : (c.close[i]! * f) / lastAdj
+    }
   }
   return {
-    dates,
+    dates: c.dates.slice(start, end),
     close,
-    adjFactor: new Array<number>(n).fill(1),
-    amount: Array.from(c.amount.subarray(start, end)),
-    volume: Array.from(c.volume.subarray(start, end)),
-    turnover,
-    suspended,
+    adjFactor: ones.subarray(0, n),
+    amount: c.amount.subarray(start, end),
+    volume: c.volume.subarray(start, end),
+    turnover: c.turnover.subarray(start, end),
+    suspended: c.suspended.subarray(start, end),
     preClose: nullable(c.preClose[end - 1]!),
     isSt: c.isSt[end - 1] === 1,
     open: c.open[end - 1]!,
