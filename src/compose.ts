@@ -23,6 +23,7 @@ import { createPlanAssembler, type PlanAssembler } from './services/plan-assembl
 import { createPlanDays } from './services/plan-days.js'
 import { createStockService, type StockService } from './services/stock.service.js'
 import { createTrackRecordService, type TrackRecordService } from './services/track-record.service.js'
+import { createTrackRecordDays } from './services/track-record-days.js'
 import { createVerdictService, type VerdictService } from './services/verdict.service.js'
 import { loadMarketHistory, type MarketHistory } from './storage/bar-history.js'
 import type { Db } from './storage/db.js'
@@ -30,6 +31,7 @@ import { createImportStore } from './storage/import.repository.js'
 import { createLookupRepository } from './storage/lookup.repository.js'
 import { createMarketDataRepository, type MarketDataRepository } from './storage/market-data.repository.js'
 import { createOutcomesRepository, type OutcomesRepository } from './storage/outcomes.repository.js'
+import { createPlanDayStatsRepository } from './storage/plan-day-stats.repository.js'
 import { createPlanFiles, type PlanFiles } from './storage/plan-files.js'
 import { createPlanInputRepository, type PlanInputRepository } from './storage/plan-input.repository.js'
 import { createReplayRunsRepository } from './storage/replay-runs.repository.js'
@@ -160,6 +162,11 @@ export function createServices(
     return version
   }
   const signalIc = createSignalIcRepository(store.db)
+  const trackRecords = createTrackRecordRepository(store.db)
+  const trackRecordDays = createTrackRecordDays({
+    records: trackRecords,
+    stats: createPlanDayStatsRepository(store.db),
+  })
   // Bound to a progress and a logger: the replay runs the same steps quietly under its own bar.
   const stepsWith = (progress: Progress, log: Logger, history?: MarketHistory) => ({
     build: (args: { date?: string }, signal: AbortSignal) =>
@@ -227,6 +234,7 @@ export function createServices(
           },
           latestBarDate: () => market.latestBarDate(),
           benchmark: DEFAULT_BENCHMARK,
+          writeDayStats: (horizon, signal) => trackRecordDays.writeMissing(horizon, DEFAULT_BENCHMARK, signal),
           log,
         },
         args,
@@ -296,7 +304,7 @@ export function createServices(
     plans,
     verdicts,
     logicStates,
-    trackRecord: createTrackRecordService({ repository: createTrackRecordRepository(store.db) }),
+    trackRecord: createTrackRecordService({ repository: trackRecords, days: trackRecordDays }),
     stocks: createStockService({ stocks: createStockRepository(store.db), latestDate }),
     steps,
     sync,

@@ -9,7 +9,11 @@
  * Costs: every bought unit is later sold, so cost_T = bought share_T x (2 x commission + stamp duty in force on
  * the exit day). Turnover_T = the share of the portfolio bought on T (one-way; 1 on the first day).
  */
-import { averageRanks, maxDrawdown, pearson, type SeriesSummary, spearman, summarise } from './track-stats.js'
+import { type DayStats, type EvalDay, NO_KEY, summariseDay, type Tally } from './track-record-day.js'
+
+export type { EvalDay, EvalRow } from './track-record-day.js'
+
+import { maxDrawdown, type SeriesSummary, summarise } from './track-stats.js'
 
 /**
  * The score components stored in `tier_scores` that get their own IC. One list: the storage layer selects these
@@ -51,25 +55,15 @@ export function roundTripCost(costs: CostModel, sellDate: string): number {
   return 2 * costs.commission + stampDutyOn(costs, sellDate)
 }
 
-export interface EvalRow {
-  readonly code: string
-  readonly score: number
-  readonly components: Readonly<Record<string, number | null>>
-  readonly decision: string | null
-  readonly logicState: string | null
-  readonly theme: string | null
-  readonly tradable: boolean
-  readonly reason: string | null
-  readonly ret: number | null
-}
-
-export interface EvalDay {
-  readonly date: string
-  readonly exitDate: string
-  readonly regime: string | null
-  /** The benchmark's return over the day's window (T+1 open to T+h close), null without index bars. */
-  readonly benchRet: number | null
-  readonly rows: readonly EvalRow[]
+/** The benchmark's return over a window, bought at the entry day's open and sold at the exit day's close. */
+export function benchmarkReturn(
+  bars: ReadonlyMap<string, { readonly open: number; readonly close: number }>,
+  entryDate: string,
+  exitDate: string,
+): number | null {
+  const open = bars.get(entryDate)?.open
+  const close = bars.get(exitDate)?.close
+  return open && close !== undefined ? close / open - 1 : null
 }
 
 export interface DailyIc {
@@ -146,59 +140,7 @@ function icSummary(values: readonly number[], lags: number): IcSummary {
   return { ...s, icir: s.mean !== null && s.sd ? s.mean / s.sd : null }
 }
 
-const tradableByDay = new WeakMap<EvalDay, EvalRow[]>()
-
-/** The day's rows with a return (computed once per day: every figure starts from them). */
-function tradableRows(day: EvalDay): EvalRow[] {
-  let rows = tradableByDay.get(day)
-  if (!rows) {
-    rows = day.rows.filter((r) => r.tradable && r.ret !== null)
-    tradableByDay.set(day, rows)
-  }
-  return rows
-}
-
-function dailyIc(day: EvalDay, components: readonly string[], precomputed?: Readonly<Record<string, number>>): DailyIc {
-  const rows = tradableRows(day)
-  const n = rows.length
-  const retRanks = averageRanks(column(rows, (r) => r.ret!))
-  const ic = (values: Float64Array) => (n < 3 ? null : pearson(averageRanks(values), retRanks))
-  const out: Record<string, number | null> = {}
-  for (const name of components) {
-    const present = rows.filter((r) => r.components[name] !== null && r.components[name] !== undefined)
-    out[name] =
-      present.length === n
-        ? ic(column(rows, (r) => r.components[name]!))
-        : spearman(
-            column(present, (r) => r.components[name]!),
-            column(present, (r) => r.ret!),
-          )
-  }
-  return { date: day.date, score: ic(column(rows, (r) => r.score)), components: { ...out, ...precomputed } }
-}
-
-function column(rows: readonly EvalRow[], value: (row: EvalRow) => number): Float64Array {
-  const out = new Float64Array(rows.length)
-  for (let i = 0; i < rows.length; i++) out[i] = value(rows[i]!)
-  return out
-}
-
-/** Mean return per score quintile on one day (rank-based buckets, ties by code); null under 5 rows. */
-function quintileMeans(day: EvalDay): number[] | null {
-  const rows = tradableRows(day).sort((a, b) => a.score - b.score || (a.code < b.code ? -1 : 1))
-  const n = rows.length
-  if (n < 5) return null
-  const sums = [0, 0, 0, 0, 0]
-  const counts = [0, 0, 0, 0, 0]
-  rows.forEach((r, i) => {
-    const q = Math.min(4, Math.floor((i * 5) / n))
-    sums[q]! += r.ret!
-    counts[q]!++
-  })
-  return sums.map((s, q) => s / counts[q]!)
-}
-
-/** Running count, mean and sum of squared deviations (Welford), and the count of positive values, of one group. */
+/** Pooled count, mean and sum of squared deviations of the excess, and its positive count, of one group. */
 interface GroupTally {
   n: number
   mean: number
@@ -206,27 +148,31 @@ interface GroupTally {
   positive: number
 }
 
+/**
+ * Pools each day's tallies of the return into tallies of the excess over the days (Chan et al.'s pairwise update:
+ * a day's excess is its return less one number, so its spread is the return's); days without a benchmark are left
+ * out.
+ */
 function groupStats(
-  days: readonly EvalDay[],
-  keyOf: (row: EvalRow, day: EvalDay) => string | null,
+  days: readonly DayStats[],
+  talliesOf: (day: DayStats) => Readonly<Record<string, Tally>>,
   order?: readonly string[],
 ): GroupStat[] {
   const groups = new Map<string, GroupTally>()
   for (const day of days) {
     if (day.benchRet === null) continue
-    for (const row of tradableRows(day)) {
-      const key = keyOf(row, day) ?? '(none)'
+    for (const [key, t] of Object.entries(talliesOf(day))) {
       let g = groups.get(key)
       if (!g) {
         g = { n: 0, mean: 0, m2: 0, positive: 0 }
         groups.set(key, g)
       }
-      const excess = row.ret! - day.benchRet
-      g.n++
-      const delta = excess - g.mean
-      g.mean += delta / g.n
-      g.m2 += delta * (excess - g.mean)
-      if (excess > 0) g.positive++
+      const n = g.n + t.n
+      const delta = t.mean - day.benchRet - g.mean
+      g.mean += (delta * t.n) / n
+      g.m2 += t.m2 + (delta * delta * g.n * t.n) / n
+      g.n = n
+      g.positive += t.hits
     }
   }
   const keys = [...groups.keys()].sort((a, b) => {
@@ -249,19 +195,19 @@ function groupStats(
   })
 }
 
-function portfolio(days: readonly EvalDay[], horizon: number, costs: CostModel): TrackRecord['portfolio'] {
+function portfolio(days: readonly DayStats[], horizon: number, costs: CostModel): TrackRecord['portfolio'] {
   let previous = new Map<string, number>()
   let value = 1
   let mainValue = 1
   let benchValue = 1
   const out: PortfolioDay[] = []
   for (const day of days) {
-    const main = tradableRows(day).filter((r) => r.decision === 'main')
+    const main = day.main
     const weight = main.length > 0 ? 1 / main.length : 0
     const weights = new Map(main.map((r) => [r.code, weight]))
     let bought = 0
     for (const [code, w] of weights) bought += Math.max(0, w - (previous.get(code) ?? 0))
-    const ret = main.length > 0 ? main.reduce((s, r) => s + r.ret!, 0) / main.length : 0
+    const ret = main.length > 0 ? main.reduce((s, r) => s + r.ret, 0) / main.length : 0
     const cost = bought * roundTripCost(costs, day.exitDate)
     // a day without tradable main names holds no position: it adds nothing to either curve
     const excess = day.benchRet === null || main.length === 0 ? null : ret - day.benchRet
@@ -310,11 +256,18 @@ export interface EvaluateOptions {
   readonly costs?: CostModel
 }
 
-/** The whole track record over `days` (ascending by date). */
-export function evaluateTrackRecord(days: readonly EvalDay[], options: EvaluateOptions): TrackRecord {
+/**
+ * The whole track record from each plan day's statistics (ascending by date). The days must have been summarised
+ * with every name in `options.components`.
+ */
+export function assembleTrackRecord(days: readonly DayStats[], options: EvaluateOptions): TrackRecord {
   const components = options.components ?? SCORE_COMPONENTS
   const lags = Math.max(0, options.horizon - 1)
-  const daily = days.map((d) => dailyIc(d, components, options.precomputedIcs?.get(d.date)))
+  const daily: DailyIc[] = days.map((d) => {
+    const out: Record<string, number | null> = {}
+    for (const name of components) out[name] = d.ic.components[name] ?? null
+    return { date: d.date, score: d.ic.score, components: { ...out, ...options.precomputedIcs?.get(d.date) } }
+  })
   const scoreIcs = daily.flatMap((d) => (d.score === null ? [] : [d.score]))
   const componentIcs: Record<string, IcSummary> = {}
   const names = new Set(components)
@@ -327,18 +280,18 @@ export function evaluateTrackRecord(days: readonly EvalDay[], options: EvaluateO
       lags,
     )
   }
-  const quintileDays = days.map(quintileMeans).filter((q): q is number[] => q !== null)
+  const quintileDays = days.flatMap((d) => (d.quintiles === null ? [] : [d.quintiles]))
   const meanRet = [0, 1, 2, 3, 4].map((q) =>
     quintileDays.length ? quintileDays.reduce((s, d) => s + d[q]!, 0) / quintileDays.length : null,
   )
   const untradable: Record<string, number> = {}
   let rows = 0
   for (const day of days) {
-    for (const row of day.rows) {
-      rows++
-      if (!row.tradable) untradable[row.reason ?? 'unknown'] = (untradable[row.reason ?? 'unknown'] ?? 0) + 1
-    }
+    rows += day.rows
+    for (const [reason, n] of Object.entries(day.untradable)) untradable[reason] = (untradable[reason] ?? 0) + n
   }
+  const regimeTally = (d: DayStats): Record<string, Tally> =>
+    d.tallies.all ? { [d.regime ?? NO_KEY]: d.tallies.all } : {}
   return {
     horizon: options.horizon,
     from: days[0]?.date ?? null,
@@ -355,11 +308,20 @@ export function evaluateTrackRecord(days: readonly EvalDay[], options: EvaluateO
       ),
     },
     groups: {
-      decision: groupStats(days, (r) => r.decision, ['main', 'observe', 'reject', 'absent']),
-      logic_state: groupStats(days, (r) => r.logicState, ['forming', 'confirmed', 'weakening', 'broken']),
-      regime: groupStats(days, (_r, d) => d.regime, ['strong', 'neutral', 'weak', 'unknown']),
-      theme: groupStats(days, (r) => r.theme),
+      decision: groupStats(days, (d) => d.tallies.decision, ['main', 'observe', 'reject', 'absent']),
+      logic_state: groupStats(days, (d) => d.tallies.logic_state, ['forming', 'confirmed', 'weakening', 'broken']),
+      regime: groupStats(days, regimeTally, ['strong', 'neutral', 'weak', 'unknown']),
+      theme: groupStats(days, (d) => d.tallies.theme),
     },
     portfolio: portfolio(days, options.horizon, options.costs ?? DEFAULT_COSTS),
   }
+}
+
+/** The whole track record over `days` (ascending by date), each day summarised from its rows. */
+export function evaluateTrackRecord(days: readonly EvalDay[], options: EvaluateOptions): TrackRecord {
+  const components = options.components ?? SCORE_COMPONENTS
+  return assembleTrackRecord(
+    days.map((d) => summariseDay(d, components)),
+    options,
+  )
 }

@@ -20,6 +20,8 @@ export interface OutcomesJobDeps {
   readonly benchmark: string
   readonly log: Logger
   readonly horizons?: readonly number[]
+  /** Stores the track-record statistics of plan days with outcomes at the horizon and none yet; returns how many. */
+  readonly writeDayStats?: (horizon: number, signal: AbortSignal) => Promise<number>
 }
 
 export interface OutcomesJobResult extends JobResult {
@@ -84,6 +86,7 @@ export async function runOutcomes(
       written[`h${horizon}`]! += await deps.outcomes.insert(rows)
     }
     written[`ic${horizon}`] = await writeSignalIcs(deps.signalIc, horizon, signal)
+    if (deps.writeDayStats) written[`stats${horizon}`] = await deps.writeDayStats(horizon, signal)
   }
   const total = Object.entries(written).reduce((a, [k, n]) => a + (k.startsWith('h') ? n : 0), 0)
   const detail = Object.entries(written)

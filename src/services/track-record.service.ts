@@ -1,7 +1,8 @@
 import { HORIZONS } from '../domain/outcomes.js'
-import { type CostModel, evaluateTrackRecord, SCORE_COMPONENTS, type TrackRecord } from '../domain/track-record.js'
+import { assembleTrackRecord, type CostModel, SCORE_COMPONENTS, type TrackRecord } from '../domain/track-record.js'
 import { DomainError } from '../errors.js'
 import type { TrackRecordRepository, WeightsDay } from '../storage/track-record.repository.js'
+import type { TrackRecordDays } from './track-record-days.js'
 
 export interface TrackRecordQuery {
   readonly from?: string
@@ -24,7 +25,11 @@ export class TrackRecordQueryError extends DomainError {
   }
 }
 
-export function createTrackRecordService(deps: { repository: TrackRecordRepository; costs?: CostModel }) {
+export function createTrackRecordService(deps: {
+  repository: TrackRecordRepository
+  days: TrackRecordDays
+  costs?: CostModel
+}) {
   return {
     async evaluate(query: TrackRecordQuery): Promise<TrackRecordReport> {
       if (!(HORIZONS as readonly number[]).includes(query.horizon))
@@ -37,27 +42,13 @@ export function createTrackRecordService(deps: { repository: TrackRecordReposito
         throw new TrackRecordQueryError(
           `no index bars for benchmark ${query.benchmark}: import it in index_bars.csv or choose another`,
         )
-      const [signalIcs, weights] = await Promise.all([
+      const [signalIcs, weights, days] = await Promise.all([
         deps.repository.signalIcs(query.horizon, query.from, query.to),
         deps.repository.weights(query.from, query.to),
+        deps.days.days(query.horizon, query.benchmark, query.from, query.to),
       ])
       // signal plans have their per-signal ICs stored with their outcomes; older plans have points columns
-      const days = await deps.repository.days({
-        horizon: query.horizon,
-        from: query.from,
-        to: query.to,
-        components: signalIcs.size > 0 ? [] : SCORE_COMPONENTS,
-      })
-      const bars =
-        days.length > 0
-          ? await deps.repository.indexBars(query.benchmark, days[0]!.entryDate, days.at(-1)!.exitDate)
-          : new Map()
-      const withBench = days.map((d) => {
-        const open = bars.get(d.entryDate)?.open
-        const close = bars.get(d.exitDate)?.close
-        return { ...d, benchRet: open && close !== undefined ? close / open - 1 : null }
-      })
-      const record = evaluateTrackRecord(withBench, {
+      const record = assembleTrackRecord(days, {
         horizon: query.horizon,
         costs: deps.costs,
         components: signalIcs.size > 0 ? [] : SCORE_COMPONENTS,

@@ -1,5 +1,6 @@
 import type { ColumnType, Insertable, Selectable } from 'kysely'
 import type { UntradableReason } from '../domain/outcomes.js'
+import type { DayStats } from '../domain/track-record-day.js'
 
 /** ISO date string `YYYY-MM-DD` (the DATE type parser returns strings). */
 export type IsoDate = string
@@ -192,6 +193,16 @@ export interface SignalIcTable {
   n: number
 }
 
+/** A plan day's track-record statistics at one horizon (`DayStats` as JSON), the hits counted against `benchmark`. */
+export interface PlanDayStatsTable {
+  horizon: number
+  trade_date: IsoDate
+  entry_date: IsoDate
+  benchmark: string
+  stats: Json<DayStats>
+  computed_at: Defaulted<Date>
+}
+
 /** A tushare concept board (ths_index); its members are theme_edges rows with the board's name as theme. */
 export interface ConceptBoardsTable {
   code: string
@@ -326,6 +337,7 @@ export interface Database {
   plan_outcomes: PlanOutcomesTable
   replay_runs: ReplayRunsTable
   signal_ic: SignalIcTable
+  plan_day_stats: PlanDayStatsTable
   concept_boards: ConceptBoardsTable
   concept_bars: ConceptBarsTable
 }
