@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { computeOutcomes, limitUpPrice, outcomeWindow, untradableReason } from '../../src/domain/outcomes.js'
 import {
@@ -8,6 +9,7 @@ import {
   roundTripCost,
 } from '../../src/domain/track-record.js'
 import { averageRanks, longRunVariance, spearman, summarise } from '../../src/domain/track-stats.js'
+import { referenceTrackRecord } from '../support/track-record-reference.js'
 
 function row(code: string, score: number, decision: string, ret: number | null, reason: string | null = null): EvalRow {
   return {
@@ -213,5 +215,81 @@ describe('statistics', () => {
     // = -8 < 0, so Bartlett over 5 lags: 17.5 + 2 (5/6 5.75 + 4/6 (-1) + 3/6 0.25 + 2/6 (-7.5) + 1/6 (-6.25))
     // = 17.5 + 2 (4.25 / 6) = 113.5 / 6, lrv = 113.5 / 36
     expect(longRunVariance([1, 2, 4, 3, 5, 6], 10)).toBeCloseTo(113.5 / 36, 12)
+  })
+})
+
+describe('the record assembled from per-day statistics', () => {
+  const CODES = ['000001.SZ', '000002.SZ', '300001.SZ', '600000.SH', '600001.SH', '688001.SH', '830001.BJ']
+  const maybe = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: null })
+  const evalRow = (code: string) =>
+    fc
+      .record({
+        score: fc.integer({ min: 0, max: 6 }), // few values: ties in the ranks and the quintile order
+        upside: maybe(fc.integer({ min: 0, max: 4 })),
+        heat: fc.integer({ min: 0, max: 4 }),
+        decision: maybe(fc.constantFrom('main', 'observe', 'reject', 'absent')),
+        logicState: maybe(fc.constantFrom('forming', 'confirmed', 'weakening', 'broken')),
+        theme: maybe(fc.constantFrom('T1', 'T2', 'T3')),
+        reason: maybe(fc.constantFrom('suspended', 'limit_up_open')),
+        ret: maybe(fc.integer({ min: -2000, max: 2000 }).map((bp) => bp / 10_000)), // returns in basis points
+      })
+      .map(
+        (r): EvalRow => ({
+          code,
+          score: r.score,
+          components: { upside: r.upside, heat: r.heat },
+          decision: r.decision,
+          logicState: r.logicState,
+          theme: r.theme,
+          tradable: r.reason === null,
+          reason: r.reason,
+          ret: r.reason === null ? r.ret : null,
+        }),
+      )
+  const evalDay = (i: number) =>
+    fc
+      .record({
+        codes: fc.subarray(CODES),
+        regime: maybe(fc.constantFrom('strong', 'weak')),
+        benchRet: maybe(fc.integer({ min: -500, max: 500 }).map((bp) => bp / 10_000)),
+      })
+      .chain(({ codes, regime, benchRet }) =>
+        fc.tuple(...codes.map(evalRow)).map(
+          (rows): EvalDay => ({
+            date: `2024-04-${String(i + 10).padStart(2, '0')}`,
+            exitDate: `2024-04-${String(i + 11).padStart(2, '0')}`,
+            regime,
+            benchRet,
+            rows,
+          }),
+        ),
+      )
+
+  it('property: every figure is the row-by-row record, the pooled group means and t to 1e-12', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 12 }).chain((n) => fc.tuple(...Array.from({ length: n }, (_, i) => evalDay(i)))),
+        fc.constantFrom(1, 5),
+        (days, horizon) => {
+          const options = { horizon, components: ['upside', 'heat'] }
+          const { groups, ...rest } = evaluateTrackRecord(days, options)
+          const { groups: want, ...wantRest } = referenceTrackRecord(days, options)
+          expect(rest).toEqual(wantRest)
+          for (const kind of ['decision', 'logic_state', 'regime', 'theme'] as const) {
+            expect(groups[kind].map((g) => [g.key, g.count, g.hit_rate])).toEqual(
+              want[kind].map((g) => [g.key, g.count, g.hit_rate]),
+            )
+            groups[kind].forEach((g, i) => {
+              for (const field of ['mean_excess', 't'] as const) {
+                const w = want[kind][i]![field]
+                if (w === null) expect(g[field]).toBeNull()
+                else expect(Math.abs(g[field]! - w)).toBeLessThanOrEqual(1e-12 * Math.max(Math.abs(w), 1e-3))
+              }
+            })
+          }
+        },
+      ),
+      { numRuns: 300 },
+    )
   })
 })
