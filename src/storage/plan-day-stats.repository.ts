@@ -18,15 +18,16 @@ export function createPlanDayStatsRepository(db: Db) {
      * `distinct` walked every outcome row's index entry.
      */
     async outcomeDates(horizon: number, from?: IsoDate, to?: IsoDate): Promise<IsoDate[]> {
+      const last = to ?? '9999-12-31'
       const { rows } = await sql<{ d: IsoDate }>`
         with recursive dates(d) as (
           select min(trade_date) from plan_outcomes
           where horizon = ${horizon} and trade_date >= ${from ?? '0001-01-01'}::date
           union all
           select (select min(trade_date) from plan_outcomes where horizon = ${horizon} and trade_date > dates.d)
-          from dates where dates.d is not null
+          from dates where dates.d < ${last}::date
         )
-        select d::text as d from dates where d is not null and d <= ${to ?? '9999-12-31'}::date order by d`.execute(db)
+        select d::text as d from dates where d <= ${last}::date order by d`.execute(db)
       return rows.map((r) => r.d)
     },
 
