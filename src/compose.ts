@@ -173,6 +173,7 @@ export function createServices(
       runBuild(
         {
           db: store.db,
+          pool: store.pool,
           market,
           log,
           progress,
@@ -193,6 +194,7 @@ export function createServices(
       runPlan(
         {
           db: store.db,
+          pool: store.pool,
           latestTierDate: () => tiers.latestDate(),
           market,
           assembler,

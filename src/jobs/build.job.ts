@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import type pg from 'pg'
 import { BOARD_HEAT_RULES } from '../domain/board-heat.js'
 import { BUILD_RULES } from '../domain/build-rules.js'
 import { computeMarket, computeRegime } from '../domain/regime.js'
@@ -18,6 +19,8 @@ import type { Progress } from './progress.js'
 
 export interface BuildDeps {
   readonly db: Db
+  /** The pool the day's rows are copied in through (COPY needs a client of its own). */
+  readonly pool: pg.Pool
   readonly market: MarketDataRepository
   readonly log: Logger
   readonly progress: Progress
@@ -188,7 +191,7 @@ export async function runBuild(deps: BuildDeps, args: DateArgs, signal: AbortSig
   const noData = missingSignalsText(scored)
   const buildId = `${date}-${randomUUID().slice(0, 8)}`
   await replaceTierScores(
-    deps.db,
+    deps.pool,
     {
       build_id: buildId,
       trade_date: date,

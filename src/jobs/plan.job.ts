@@ -1,3 +1,4 @@
+import type pg from 'pg'
 import { renderPlanMarkdown } from '../domain/markdown.js'
 import { cutPlan, DEFAULT_SIZES, decideCode, selectRows } from '../domain/plan-assembly.js'
 import { computeMarket, computeRegime } from '../domain/regime.js'
@@ -14,6 +15,8 @@ import { type DateArgs, type JobResult, throwIfAborted } from './job.js'
 
 export interface PlanJobDeps {
   readonly db: Db
+  /** The pool the day's rows are copied in through (COPY needs a client of its own). */
+  readonly pool: pg.Pool
   readonly latestTierDate: () => Promise<string | undefined>
   readonly market: MarketDataRepository
   readonly assembler: PlanAssembler
@@ -87,7 +90,7 @@ export async function runPlan(deps: PlanJobDeps, args: DateArgs, signal: AbortSi
   await deps.files.writeSnapshot(date, JSON.stringify({ ...plan, regime, market, _full: full }))
   const planFile = await deps.files.writePlan(date, renderPlanMarkdown(plan, regime, market))
   throwIfAborted(signal)
-  await replaceStockDaily(deps.db, date, daily)
+  await replaceStockDaily(deps.pool, date, daily)
   deps.onPlanWritten?.(date)
   const summary = `plan ${date}: ${plan.main.length} main, ${plan.observe.length} observe, regime ${regime.status}`
   deps.log.info({ date, main: plan.main.length, observe: plan.observe.length, regime: regime.status }, 'plan finished')

@@ -1,5 +1,6 @@
-import { type ColumnType, insertColumns } from './array-insert.js'
-import type { Db } from './db.js'
+import type pg from 'pg'
+import type { ColumnType } from './array-insert.js'
+import { copyRows, inTransaction } from './copy-rows.js'
 import type { IsoDate, NewStockDailyRow } from './schema.js'
 
 const DAILY_COLUMNS: ReadonlyArray<readonly [string, ColumnType]> = [
@@ -22,9 +23,13 @@ const DAILY_COLUMNS: ReadonlyArray<readonly [string, ColumnType]> = [
 ]
 
 /** Replaces the date's per-stock daily rows in one transaction. */
-export async function replaceStockDaily(db: Db, date: IsoDate, rows: readonly NewStockDailyRow[]): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('stock_daily').where('trade_date', '=', date).execute()
-    await insertColumns(trx, 'stock_daily', DAILY_COLUMNS, rows as ReadonlyArray<Record<string, unknown>>)
+export async function replaceStockDaily(
+  pool: pg.Pool,
+  date: IsoDate,
+  rows: readonly NewStockDailyRow[],
+): Promise<void> {
+  await inTransaction(pool, async (client) => {
+    await client.query('delete from stock_daily where trade_date = $1', [date])
+    await copyRows(client, 'stock_daily', DAILY_COLUMNS, rows as ReadonlyArray<Record<string, unknown>>)
   })
 }

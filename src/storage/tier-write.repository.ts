@@ -1,7 +1,8 @@
+import type pg from 'pg'
 import type { ScoredStock } from '../domain/scoring.js'
 import type { SignalWeights } from '../domain/signal-weights.js'
-import { type ColumnType, insertColumns } from './array-insert.js'
-import type { Db } from './db.js'
+import type { ColumnType } from './array-insert.js'
+import { copyRows, inTransaction } from './copy-rows.js'
 import type { IsoDate } from './schema.js'
 
 export interface BuildRecord {
@@ -48,23 +49,33 @@ const TIER_COLUMNS: ReadonlyArray<readonly [string, ColumnType]> = [
 ]
 
 /** Replaces the date's tier rows and records the build, in one transaction: readers see old or new, never half. */
-export async function replaceTierScores(db: Db, record: BuildRecord, rows: readonly ScoredStock[]): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('tier_scores').where('trade_date', '=', record.trade_date).execute()
-    await insertColumns(
-      trx,
+export async function replaceTierScores(
+  pool: pg.Pool,
+  record: BuildRecord,
+  rows: readonly ScoredStock[],
+): Promise<void> {
+  await inTransaction(pool, async (client) => {
+    await client.query('delete from tier_scores where trade_date = $1', [record.trade_date])
+    await copyRows(
+      client,
       'tier_scores',
       TIER_COLUMNS,
-      rows.map((r) => ({
-        ...r,
-        trade_date: record.trade_date,
-        build_id: record.build_id,
-        points: r.components,
-      })),
+      rows.map((r) => ({ ...r, trade_date: record.trade_date, build_id: record.build_id, points: r.components })),
     )
-    await trx
-      .insertInto('builds')
-      .values({ ...record, counts: JSON.stringify(record.counts), weights: JSON.stringify(record.weights) })
-      .execute()
+    await client.query(
+      `insert into builds (build_id, trade_date, started_at, finished_at, code_version, stale, counts, weights,
+        main_empty) values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [
+        record.build_id,
+        record.trade_date,
+        record.started_at,
+        record.finished_at,
+        record.code_version,
+        record.stale,
+        JSON.stringify(record.counts),
+        JSON.stringify(record.weights),
+        record.main_empty,
+      ],
+    )
   })
 }

@@ -78,7 +78,7 @@ describe('a replay market history answers as the store does', () => {
       expect(byJson(fromMemory.stocks)).toEqual(byJson(fromStore.stocks))
       expect(fromMemory.index).toEqual(fromStore.index)
       expect(fromMemory.amountHistory).toHaveLength(fromStore.amountHistory.length)
-      fromMemory.amountHistory.forEach((a, i) => expect(a).toBeCloseTo(fromStore.amountHistory[i]!, 3))
+      for (const [i, a] of fromMemory.amountHistory.entries()) expect(a).toBeCloseTo(fromStore.amountHistory[i]!, 3)
       expect(computeMarket(fromMemory)).toEqual(computeMarket(fromStore))
       expect(await history.missingBars(date)).toBe(await demo.services.market.missingBars(date))
     }
