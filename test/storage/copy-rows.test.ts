@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { copyRows, inTransaction } from '../../src/storage/copy-rows.js'
+import type { NewStockDailyRow } from '../../src/storage/schema.js'
 import { replaceStockDaily } from '../../src/storage/stock-daily.repository.js'
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
 
@@ -63,13 +64,13 @@ describe('COPY writer', () => {
   })
 
   it('replacing a day of daily rows that fails half-way leaves the old day as it was', async () => {
-    const row = (code: string, state: string) => ({
+    const row = (code: string, state: string): NewStockDailyRow => ({
       code,
       trade_date: '2025-03-03',
-      verdict: 'observe',
+      verdict: 'observe' as const,
       card_rank: null,
       plan_version: '3',
-      logic_state: state,
+      logic_state: state as NewStockDailyRow['logic_state'],
       score: 50,
       score_ema: 50,
       score_pct: 50,
