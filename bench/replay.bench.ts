@@ -11,9 +11,8 @@
 import { rm } from 'node:fs/promises'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-import { sql } from 'kysely'
 import { silentProgress } from '../src/jobs/progress.js'
-import { freshDemoStore } from './support.js'
+import { databaseBytes, freshDemoStore } from './support.js'
 
 const { values } = parseArgs({
   options: {
@@ -49,10 +48,7 @@ for (const [stocks, days] of sizes) {
     const replay = (performance.now() - started) / 1000 / dates.length
     say(`replay ${replay.toFixed(2)} s a day (${(1 / replay).toFixed(1)} days/s)`)
 
-    const size = await sql<{ bytes: string }>`select pg_database_size(current_database())::text as bytes`.execute(
-      store.db,
-    )
-    const gb = Number(size.rows[0]!.bytes) / 1e9
+    const gb = (await databaseBytes(store)) / 1e9
     table.push(
       `| ${stocks} x ${days} | ${dates.length} | ${dayByDay.toFixed(2)} | ${replay.toFixed(2)} | ${(1 / replay).toFixed(1)} | ${(dayByDay / replay).toFixed(2)} | ${gb.toFixed(2)} GB |`,
     )

@@ -5,6 +5,7 @@ import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises
 import os from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
+import { sql } from 'kysely'
 import pg from 'pg'
 import type { Logger } from 'pino'
 import { createServices, type Services } from '../src/compose.js'
@@ -91,6 +92,13 @@ export async function benchMarket(
   return { config, store, services, lastDate, calendar }
 }
 
+/** How a fresh demo market came to be: generation and import wall times, and the rows the import loaded. */
+export interface DemoLoad {
+  readonly generateMs: number
+  readonly importMs: number
+  readonly rows: number
+}
+
 /**
  * A new demo market in its own embedded PostgreSQL under `root` (deleted first), generated, imported and ready:
  * for benches that need a fresh market per size or seed rather than the one `benchMarket` keeps.
@@ -98,20 +106,36 @@ export async function benchMarket(
 export async function freshDemoStore(
   root: string,
   market: Parameters<typeof generateDemoMarket>[1],
-): Promise<{ store: Store; services: Services; calendar: string[] }> {
+): Promise<{ store: Store; services: Services; calendar: string[]; load: DemoLoad }> {
   await rm(root, { recursive: true, force: true })
   const config = benchConfig(root, { DATABASE_URL: '' })
   const log = createLogger(config)
   const store = await openStore(config, log)
   const dir = path.join(root, 'market')
-  const summary = await generateDemoMarket(dir, market, silentProgress)
-  await importDirectory(
-    { imports: createImportStore(store.pool), log, progress: silentProgress },
-    { dir, format: 'native' },
-    new AbortController().signal,
+  const [summary, generateMs] = await timed(() => generateDemoMarket(dir, market, silentProgress))
+  const [imported, importMs] = await timed(() =>
+    importDirectory(
+      { imports: createImportStore(store.pool), log, progress: silentProgress },
+      { dir, format: 'native' },
+      new AbortController().signal,
+    ),
   )
+  const rows = imported.files.reduce((sum, f) => sum + f.rows, 0)
   const services = createServices(config, log, store)
-  return { store, services, calendar: await services.market.calendar(summary.lastDate) }
+  return {
+    store,
+    services,
+    calendar: await services.market.calendar(summary.lastDate),
+    load: { generateMs, importMs, rows },
+  }
+}
+
+/** The store's database size in bytes (`pg_database_size`). */
+export async function databaseBytes(store: Store): Promise<number> {
+  const size = await sql<{ bytes: string }>`select pg_database_size(current_database())::text as bytes`.execute(
+    store.db,
+  )
+  return Number(size.rows[0]!.bytes)
 }
 
 /** autocannon in its own process (so it does not share the server's event loop): requests per second. */
