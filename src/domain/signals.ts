@@ -98,19 +98,19 @@ export interface SignalFacts {
 
 const W = SIGNAL_WINDOWS
 
-function meanOf(values: ArrayLike<number>): number | null {
-  if (values.length === 0) return null
+function meanOf(values: ArrayLike<number>, from = 0, to = values.length): number | null {
+  if (to <= from) return null
   let s = 0
-  for (let i = 0; i < values.length; i++) s += values[i]!
-  return s / values.length
+  for (let i = from; i < to; i++) s += values[i]!
+  return s / (to - from)
 }
 
-function sdOf(values: readonly number[]): number | null {
-  const m = meanOf(values)
-  if (m === null || values.length < 2) return null
+function sdOf(values: ArrayLike<number>, count: number): number | null {
+  const m = meanOf(values, 0, count)
+  if (m === null || count < 2) return null
   let ss = 0
-  for (const v of values) ss += (v - m) ** 2
-  return Math.sqrt(ss / (values.length - 1))
+  for (let i = 0; i < count; i++) ss += (values[i]! - m) ** 2
+  return Math.sqrt(ss / (count - 1))
 }
 
 function ret(close: NumberColumn, back: number): number | null {
@@ -120,51 +120,102 @@ function ret(close: NumberColumn, back: number): number | null {
   return base > 0 ? close[n - 1]! / base - 1 : null
 }
 
-/** Daily returns of the last `days` bars whose day and the day before were traded, with their dates. */
-function dailyReturns(bars: SignalBars, days: number): { dates: string[]; values: number[] } {
+/**
+ * Scratch columns for one stock's returns (a build computes 5,000 stocks' signals in one synchronous pass, so one
+ * set is enough and no stock allocates its own).
+ */
+const scratch = {
+  dates: new Array<string>(SIGNAL_WINDOWS.history),
+  returns: new Float64Array(SIGNAL_WINDOWS.history),
+  xs: new Float64Array(SIGNAL_WINDOWS.history),
+  ys: new Float64Array(SIGNAL_WINDOWS.history),
+}
+
+function grow(length: number): void {
+  if (scratch.returns.length >= length) return
+  scratch.dates = new Array<string>(length)
+  scratch.returns = new Float64Array(length)
+  scratch.xs = new Float64Array(length)
+  scratch.ys = new Float64Array(length)
+}
+
+/**
+ * Daily returns of the last `days` bars whose day and the day before were traded, into `scratch.returns` (their
+ * dates into `scratch.dates`); returns how many.
+ */
+function dailyReturns(bars: SignalBars, days: number): number {
   const n = bars.close.length
-  const dates: string[] = []
-  const values: number[] = []
+  grow(days)
+  let count = 0
   for (let i = Math.max(1, n - days); i < n; i++) {
     if (bars.suspended[i] || bars.suspended[i - 1]) continue
     const prev = bars.close[i - 1]!
     if (prev <= 0) continue
-    dates.push(bars.dates[i]!)
-    values.push(bars.close[i]! / prev - 1)
+    scratch.dates[count] = bars.dates[i]!
+    scratch.returns[count] = bars.close[i]! / prev - 1
+    count++
   }
-  return { dates, values }
+  return count
 }
 
-/** The known values of the last `days` bars that were traded (null and NaN are unknown). */
-function tradedTail(values: OptionalColumn, suspended: FlagColumn, days: number): number[] {
-  const out: number[] = []
+/** Count and sum of the known values of the last `days` bars that were traded (null and NaN are unknown). */
+function tradedSum(values: OptionalColumn, suspended: FlagColumn, days: number): { count: number; sum: number } {
+  let count = 0
+  let sum = 0
   for (let i = Math.max(0, values.length - days); i < values.length; i++) {
     const v = values[i]
-    if (!suspended[i] && v !== null && v !== undefined && !Number.isNaN(v)) out.push(v)
+    if (!suspended[i] && v !== null && v !== undefined && Number.isFinite(v)) {
+      count++
+      sum += v
+    }
   }
-  return out
+  return { count, sum }
 }
 
-function residualSd(stock: { dates: string[]; values: number[] }, index: ReadonlyMap<string, number>): number | null {
-  const xs: number[] = []
-  const ys: number[] = []
-  for (let i = 0; i < stock.dates.length; i++) {
-    const x = index.get(stock.dates[i]!)
-    if (x === undefined) continue
-    xs.push(x)
-    ys.push(stock.values[i]!)
+/** Mean volume of the traded bars among the last `long` bars, and of the last `short` of those traded bars. */
+function volumeMeans(volume: NumberColumn, suspended: FlagColumn, long: number, short: number) {
+  const from = Math.max(0, volume.length - long)
+  let traded = 0
+  for (let i = from; i < volume.length; i++) if (!suspended[i] && !Number.isNaN(volume[i]!)) traded++
+  let seen = 0
+  let sumLong = 0
+  let sumShort = 0
+  for (let i = from; i < volume.length; i++) {
+    if (suspended[i] || Number.isNaN(volume[i]!)) continue
+    sumLong += volume[i]!
+    if (seen >= traded - short) sumShort += volume[i]!
+    seen++
   }
-  if (xs.length < (W.idioVolatility * 2) / 3) return null
-  const mx = meanOf(xs)!
-  const my = meanOf(ys)!
+  return {
+    traded,
+    long: traded === 0 ? null : sumLong / traded,
+    short: traded === 0 ? null : sumShort / Math.min(short, traded),
+  }
+}
+
+/** Residual volatility of the `count` returns in scratch against the index's returns on the same dates. */
+function residualSd(count: number, index: ReadonlyMap<string, number>): number | null {
+  const { xs, ys } = scratch
+  let m = 0
+  for (let i = 0; i < count; i++) {
+    const x = index.get(scratch.dates[i]!)
+    if (x === undefined) continue
+    xs[m] = x
+    ys[m] = scratch.returns[i]!
+    m++
+  }
+  if (m < (W.idioVolatility * 2) / 3) return null
+  const mx = meanOf(xs, 0, m)!
+  const my = meanOf(ys, 0, m)!
   let sxy = 0
   let sxx = 0
-  for (let i = 0; i < xs.length; i++) {
+  for (let i = 0; i < m; i++) {
     sxy += (xs[i]! - mx) * (ys[i]! - my)
     sxx += (xs[i]! - mx) ** 2
   }
   const beta = sxx > 0 ? sxy / sxx : 0
-  return sdOf(ys.map((y, i) => y - my - beta * (xs[i]! - mx)))
+  for (let i = 0; i < m; i++) ys[i] = ys[i]! - my - beta * (xs[i]! - mx)
+  return sdOf(ys, m)
 }
 
 const finite = (v: number | null | undefined): number | null =>
@@ -184,38 +235,42 @@ export function stockSignals(
   const n = close.length
   const r5 = ret(close, W.reversalShort)
   const r20 = ret(close, W.reversalLong)
-  const skip = n > W.momentumFrom ? close.slice(0, n - W.momentumSkip) : null
-  const momentum = skip ? ret(skip, W.momentumFrom - W.momentumSkip) : null
-  const turnovers = bars.turnover
-    ? tradedTail(bars.turnover, bars.suspended, W.turnover).filter((t) => Number.isFinite(t))
-    : []
-  const volume = bars.volume ? tradedTail(bars.volume, bars.suspended, W.abnormalLong) : []
-  const volLong = volume.length >= (W.abnormalLong * 2) / 3 ? meanOf(volume) : null
-  const volShort = volume.length >= W.abnormalShort ? meanOf(volume.slice(-W.abnormalShort)) : null
+  // the return from 120 to 20 bars ago: close 20 bars back over close 120 bars back
+  const skipBase = n > W.momentumFrom ? close[n - 1 - W.momentumFrom]! : null
+  const momentum = skipBase === null || !(skipBase > 0) ? null : close[n - 1 - W.momentumSkip]! / skipBase - 1
+  const turnovers = bars.turnover ? tradedSum(bars.turnover, bars.suspended, W.turnover) : { count: 0, sum: 0 }
+  const volume = bars.volume
+    ? volumeMeans(bars.volume, bars.suspended, W.abnormalLong, W.abnormalShort)
+    : { traded: 0, long: null, short: null }
+  const volLong = volume.traded >= (W.abnormalLong * 2) / 3 ? volume.long : null
+  const volShort = volume.traded >= W.abnormalShort ? volume.short : null
   const returns20 = dailyReturns(bars, W.volatility)
-  const returns60 = dailyReturns(bars, W.idioVolatility)
-  const amount20 = meanOf(tradedTail(bars.amount, bars.suspended, W.amount))
-  const amount60 = meanOf(tradedTail(bars.amount, bars.suspended, W.sizeProxy))
-  const ma20 = n >= W.maShort ? meanOf(close.slice(n - W.maShort)) : null
-  const ma60 = n >= W.maLong ? meanOf(close.slice(n - W.maLong)) : null
+  const volatility = returns20 >= (W.volatility * 2) / 3 ? sdOf(scratch.returns, returns20) : null
+  const idioVolatility = residualSd(dailyReturns(bars, W.idioVolatility), indexReturns)
+  const amount20 = tradedSum(bars.amount, bars.suspended, W.amount)
+  const amount60 = tradedSum(bars.amount, bars.suspended, W.sizeProxy)
+  const amountMean20 = amount20.count === 0 ? null : amount20.sum / amount20.count
+  const amountMean60 = amount60.count === 0 ? null : amount60.sum / amount60.count
+  const ma20 = n >= W.maShort ? meanOf(close, n - W.maShort, n) : null
+  const ma60 = n >= W.maLong ? meanOf(close, n - W.maLong, n) : null
   const positive = (v: number | null): number | null => (v !== null && v > 0 ? v : null)
   return {
     reversal_5d: r5 === null ? null : -r5,
     reversal_20d: r20 === null ? null : -r20,
     momentum_6m_skip_1m: momentum,
-    turnover: turnovers.length >= W.turnover / 2 ? meanOf(turnovers) : null,
+    turnover: turnovers.count >= W.turnover / 2 ? turnovers.sum / turnovers.count : null,
     abnormal_turnover: volShort !== null && volLong !== null && volLong > 0 ? volShort / volLong : null,
-    volatility: returns20.values.length >= (W.volatility * 2) / 3 ? sdOf(returns20.values) : null,
-    idio_volatility: residualSd(returns60, indexReturns),
+    volatility,
+    idio_volatility: idioVolatility,
     size: positive(facts.totalMv) === null ? null : Math.log(facts.totalMv!),
-    size_proxy: positive(amount60) === null ? null : Math.log(amount60!),
+    size_proxy: positive(amountMean60) === null ? null : Math.log(amountMean60!),
     value_ep: positive(facts.peTtm) === null ? null : 1 / facts.peTtm!,
     value_bp: positive(facts.pb) === null ? null : 1 / facts.pb!,
     quality_roe: finite(facts.roe),
     cash_conversion: finite(facts.cashConversion),
     heat: finite(facts.heat),
     trend: ma20 !== null && ma60 !== null && ma60 > 0 ? ma20 / ma60 - 1 : null,
-    liquidity: positive(amount20) === null ? null : Math.log(amount20!),
+    liquidity: positive(amountMean20) === null ? null : Math.log(amountMean20!),
     upside: finite(facts.upside),
   }
 }
