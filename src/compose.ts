@@ -168,81 +168,87 @@ export function createServices(
     stats: createPlanDayStatsRepository(store.db),
   })
   // Bound to a progress and a logger: the replay runs the same steps quietly under its own bar.
-  const stepsWith = (progress: Progress, log: Logger, history?: MarketHistory) => ({
-    build: (args: { date?: string }, signal: AbortSignal) =>
-      runBuild(
-        {
-          db: store.db,
-          pool: store.pool,
-          market,
-          log,
-          progress,
-          codeVersion: codeVersion(),
-          now,
-          history,
-          icHistory: (asOf, days) => signalIc.history(WEIGHT_RULES.horizon, asOf, days),
-          previousMain: async (date) => {
-            const before = await inputs.previousTierDate(date)
-            return new Set(before === undefined ? [] : ((await inputs.storedMain(before)) ?? []))
+  const stepsWith = (progress: Progress, log: Logger, history?: MarketHistory) => {
+    // a replay's plans read the day's quotes from its history; everything else as the chain reads it
+    const planAssembler = history
+      ? createPlanAssembler({ inputs: { ...inputs, quotes: history.quotes }, planVersion: config.planVersion, now })
+      : assembler
+    return {
+      build: (args: { date?: string }, signal: AbortSignal) =>
+        runBuild(
+          {
+            db: store.db,
+            pool: store.pool,
+            market,
+            log,
+            progress,
+            codeVersion: codeVersion(),
+            now,
+            history,
+            icHistory: (asOf, days) => signalIc.history(WEIGHT_RULES.horizon, asOf, days),
+            previousMain: async (date) => {
+              const before = await inputs.previousTierDate(date)
+              return new Set(before === undefined ? [] : ((await inputs.storedMain(before)) ?? []))
+            },
+            onBuilt: forgetTiers,
           },
-          onBuilt: forgetTiers,
-        },
-        args,
-        signal,
-      ),
-    plan: (args: { date?: string }, signal: AbortSignal) =>
-      runPlan(
-        {
-          db: store.db,
-          pool: store.pool,
-          latestTierDate: () => tiers.latestDate(),
-          market,
-          assembler,
-          files,
-          log,
-          planVersion: config.planVersion,
-          codeVersion: codeVersion(),
-          now,
-          onPlanWritten: forgetPlan,
-          marketInput: history?.marketInput,
-        },
-        args,
-        signal,
-      ),
-    'push-pool': (args: { date?: string }, signal: AbortSignal) =>
-      runPushPool(
-        {
-          latestDate: () => tiers.latestDate(),
-          getFull: (date) => plans.getFull(date),
-          files,
-          log,
-          poolTop: config.poolTop,
-          poolMax: config.poolMax,
-          pushUrl: config.poolPushUrl,
-          fetch: options.fetch,
-        },
-        args,
-        signal,
-      ),
-    outcomes: (args: { date?: string }, signal: AbortSignal) =>
-      runOutcomes(
-        {
-          outcomes: outcomesReading(createOutcomesRepository(store.db), history),
-          signalIc,
-          market,
-          regimeOf: async (date) => {
-            const read = await files.readSnapshot(date)
-            return read.ok ? (read.snapshot.regime?.status ?? null) : null
+          args,
+          signal,
+        ),
+      plan: (args: { date?: string }, signal: AbortSignal) =>
+        runPlan(
+          {
+            db: store.db,
+            pool: store.pool,
+            latestTierDate: () => tiers.latestDate(),
+            market,
+            assembler: planAssembler,
+            files,
+            log,
+            planVersion: config.planVersion,
+            codeVersion: codeVersion(),
+            now,
+            onPlanWritten: forgetPlan,
+            marketInput: history?.marketInput,
           },
-          latestBarDate: () => market.latestBarDate(),
-          benchmark: DEFAULT_BENCHMARK,
-          writeDayStats: (horizon, signal) => trackRecordDays.writeMissing(horizon, DEFAULT_BENCHMARK, signal),
-          log,
-        },
-        args,
-        signal,
-      ),
-  })
+          args,
+          signal,
+        ),
+      'push-pool': (args: { date?: string }, signal: AbortSignal) =>
+        runPushPool(
+          {
+            latestDate: () => tiers.latestDate(),
+            getFull: (date) => plans.getFull(date),
+            files,
+            log,
+            poolTop: config.poolTop,
+            poolMax: config.poolMax,
+            pushUrl: config.poolPushUrl,
+            fetch: options.fetch,
+          },
+          args,
+          signal,
+        ),
+      outcomes: (args: { date?: string }, signal: AbortSignal) =>
+        runOutcomes(
+          {
+            outcomes: outcomesReading(createOutcomesRepository(store.db), history),
+            signalIc,
+            market,
+            regimeOf: async (date) => {
+              const read = await files.readSnapshot(date)
+              return read.ok ? (read.snapshot.regime?.status ?? null) : null
+            },
+            latestBarDate: () => market.latestBarDate(),
+            benchmark: DEFAULT_BENCHMARK,
+            writeDayStats: (horizon, signal) => trackRecordDays.writeMissing(horizon, DEFAULT_BENCHMARK, signal),
+            log,
+          },
+          args,
+          signal,
+        ),
+    }
+  }
   const steps = stepsWith(progress, log)
   /** The replay's market, read once for the whole range and its look-back. */
   async function replayHistory(args: { from: string; to: string }): Promise<MarketHistory | undefined> {

@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import type { ExitBar } from '../domain/outcomes.js'
+import type { Quote } from '../domain/plan-types.js'
 import type { BarSeries } from '../domain/scoring.js'
 import { lowerBound } from '../domain/stats.js'
 import type { Db } from './db.js'
@@ -31,6 +32,8 @@ export interface MarketHistory {
   readonly missingBars: (date: IsoDate) => Promise<number>
   readonly entryBars: (date: IsoDate, codes: readonly string[]) => Promise<EntryBarRow[]>
   readonly exitBars: (date: IsoDate, codes: readonly string[]) => Promise<Map<string, ExitBar>>
+  /** The day's close, change and turnover of the codes (`PlanInputRepository.quotes`). */
+  readonly quotes: (date: IsoDate, codes: readonly string[]) => Promise<Map<string, Quote>>
 }
 
 /** One code's bars as typed columns (off the JS heap, so a year of the market costs the collector nothing). */
@@ -244,6 +247,27 @@ export async function loadMarketHistory(db: Db, from: IsoDate, to: IsoDate): Pro
           is_st: c!.isSt[i] === 1,
           board: security?.board ?? null,
           list_date: security?.list_date ?? null,
+        })
+      }
+      return out
+    },
+    async quotes(date, codes) {
+      inRange('quotes', date)
+      const day = dayOf(date)
+      const out = new Map<string, Quote>()
+      for (const code of codes) {
+        const c = history.get(code)
+        const i = c && day >= 0 ? barOn(c, day) : -1
+        if (i < 0) continue
+        const close = c!.close[i]!
+        const preClose = nullable(c!.preClose[i]!)
+        const turnover = nullable(c!.turnover[i]!)
+        out.set(code, {
+          close,
+          pct_chg: preClose ? close / preClose - 1 : null,
+          // stored in percent (tushare's unit); plan rows carry ratios as fractions
+          turnover_rate: turnover === null ? null : turnover / 100,
+          amount: c!.amount[i]!,
         })
       }
       return out

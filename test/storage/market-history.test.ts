@@ -3,6 +3,7 @@ import { computeMarket } from '../../src/domain/regime.js'
 import type { BarSeries } from '../../src/domain/scoring.js'
 import { loadMarketHistory, type MarketHistory } from '../../src/storage/bar-history.js'
 import { createOutcomesRepository } from '../../src/storage/outcomes.repository.js'
+import { createPlanInputRepository } from '../../src/storage/plan-input.repository.js'
 import { loadMarketInput } from '../../src/storage/regime-input.repository.js'
 import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
 import type { TestDatabase } from '../support/test-db.js'
@@ -89,13 +90,17 @@ describe('a replay market history answers as the store does', () => {
     )
   })
 
-  it('gives the same entry and exit bars, for codes with and without a bar that day', async () => {
+  it('gives the same entry and exit bars and quotes, for codes with and without a bar that day', async () => {
     const repo = createOutcomesRepository(t.db)
+    const inputs = createPlanInputRepository(t.db)
     const codes = (await t.db.selectFrom('securities').select('code').orderBy('code').execute()).map((r) => r.code)
     for (const date of dates) {
       const sortByCode = <R extends { code: string }>(rows: R[]) => rows.sort((a, b) => a.code.localeCompare(b.code))
       expect(sortByCode(await history.entryBars(date, codes))).toEqual(sortByCode(await repo.entryBars(date, codes)))
       expect(await history.exitBars(date, codes)).toEqual(await repo.exitBars(date, codes))
+      const quotes = await history.quotes(date, codes)
+      expect(quotes).toEqual(await inputs.quotes(date, codes))
+      expect(quotes.size).toBeGreaterThan(100)
     }
   })
 
