@@ -12,6 +12,8 @@ const ESCAPES: Readonly<Record<string, string>> = { '\\': '\\\\', '\t': '\\t', '
 function field(value: unknown, type: ColumnType): string {
   if (value === null || value === undefined) return '\\N'
   if (type === 'bool') return value ? 't' : 'f'
+  // a number's text never holds a character COPY escapes
+  if (typeof value === 'number') return String(value)
   const text = type === 'jsonb' && typeof value !== 'string' ? JSON.stringify(value) : String(value)
   return NEEDS_ESCAPE.test(text) ? text.replace(/[\\\t\n\r]/g, (c) => ESCAPES[c]!) : text
 }
