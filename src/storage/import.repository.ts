@@ -21,6 +21,7 @@ import {
   type StagedFile,
   stFromNames,
 } from './tushare-merge.js'
+import { stageVerbatim, type VerbatimFile, type VerbatimOutcome } from './verbatim-staging.js'
 
 export interface ImportTransaction {
   /** A temp staging table for `table`'s columns (dropped at commit), filled by COPY from `copyText`; its row count. */
@@ -29,6 +30,8 @@ export interface ImportTransaction {
     columns: readonly ColumnSpec[],
     copyText: AsyncIterable<string>,
   ): Promise<{ staging: Staging; rows: number }>
+  /** The same staging from the file's bytes, checked and converted in SQL; or why it was left to `stage`. */
+  stageVerbatim(file: VerbatimFile): Promise<VerbatimOutcome>
   /** Planner statistics for a staging table that is joined later (the bundle merge). */
   analyze(staging: Staging): Promise<void>
   /** The staged rows into `table`; DuplicateKeyError when the file repeats a key. */
@@ -80,6 +83,7 @@ export function createImportStore(pool: pg.Pool): ImportStore {
             const staging = await createStaging(client, table, columns)
             return { staging, rows: await copyIntoStaging(client, staging, copyText) }
           },
+          stageVerbatim: (file) => stageVerbatim(client, file),
           analyze: (staging) => analyzeStaging(client, staging),
           upsert: (staging, table, primaryKey) => upsertFromStaging(client, staging, table, primaryKey),
           mergeTushare: (staged, timings) => mergeTushareBundle(client, staged, timings),

@@ -19,6 +19,7 @@ import type { Progress } from '../progress.js'
 import { type CsvEncoding, CsvEncodingError, CsvFile } from './csv-file.js'
 import { type CsvRecord, CsvSyntaxError, type RecordSink } from './csv-reader.js'
 import { planRows, RowError } from './row-parser.js'
+import { stageFileVerbatim } from './verbatim-stage.js'
 
 export interface ImportArgs {
   readonly dir: string
@@ -316,7 +317,10 @@ async function inTransaction<T>(
   }
 }
 
-/** Reads one file into its staging table (header checked, every row converted); the rows COPY took. */
+/**
+ * Reads one file into its staging table (header checked, every row converted); the rows COPY took. A tushare
+ * bundle's staged file goes to PostgreSQL as it is when it can (verbatim-stage.ts); row by row otherwise.
+ */
 async function stageFile(
   deps: ImportDeps,
   tx: ImportTransaction,
@@ -326,6 +330,15 @@ async function stageFile(
 ): Promise<{ staging: Staging; rows: number; skipped: number }> {
   const { spec } = file
   const name = spec.file
+  if (encoding === 'utf8' && isStage(spec.table)) {
+    const started = performance.now()
+    const outcome = await stageFileVerbatim(tx, file, signal, deps.progress)
+    if (outcome.staged) {
+      deps.log.debug({ file: name, rows: outcome.rows, ms: Math.round(performance.now() - started) }, 'staged by COPY')
+      return { staging: outcome.staging, rows: outcome.rows, skipped: 0 }
+    }
+    deps.log.info({ file: name, why: outcome.why }, 'staging the file row by row')
+  }
   deps.progress.start(name, file.size, 'bytes')
   const input = new CsvFile(file.path, signal, deps.progress, encoding)
   try {

@@ -19,6 +19,11 @@ export interface RowPlan {
   readonly width: number
   /** The row's cells, or null for a row the spec skips; throws RowError for a bad row. */
   parse(fields: readonly string[]): Cell[] | null
+  /**
+   * The cell `parse` makes of field `raw` for `columns[index]`, on its own; throws RowError for a bad value.
+   * Not for a column derived from the row's code (exchange, board), which needs the whole row.
+   */
+  cell(index: number, raw: string): Cell
 }
 
 type Convert = (raw: string) => string
@@ -86,9 +91,15 @@ function describeRange(column: ColumnSpec): string {
   return `above ${max}`
 }
 
+/** The power of ten a number column's unit factor shifts its values by: 0 without a factor, undefined when it is none. */
+export function decimalShift(column: ColumnSpec): number | undefined {
+  const { factor } = column
+  return factor === undefined || factor === 1 ? 0 : exponentOf(factor)
+}
+
 function numberConverter(column: ColumnSpec, label: string): Convert {
   const { factor, min, max } = column
-  const exponent = factor === undefined || factor === 1 ? 0 : exponentOf(factor)
+  const exponent = decimalShift(column)
   return (raw) => {
     if (!NUMBER.test(raw)) fail(`${label} "${raw}" is not a number`)
     let text = raw
@@ -242,6 +253,21 @@ export function planRows(spec: FileSpec, header: readonly string[]): RowPlan {
         fail(`high ${cells[high]} is below low ${cells[low]}`)
       }
       return cells
+    },
+    cell(index, raw) {
+      const slot = slots[index]
+      if (!slot || slot.column.derive !== undefined) throw new Error(`column ${index} cannot be read on its own`)
+      if (slot === stockSlot) {
+        const parsed = parseStock(raw)
+        if (!parsed.ok) fail(parsed.reason)
+        return parsed.code
+      }
+      const text = raw.trim()
+      if (text !== '') return slot.convert(text)
+      const { column } = slot
+      if (column.nullable) return null
+      if (column.default !== undefined) return column.default
+      return fail(`${sourceOf(column) ?? column.name} is empty`)
     },
   }
 }
