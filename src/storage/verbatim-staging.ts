@@ -122,7 +122,7 @@ async function stageInSavepoint(client: pg.PoolClient, file: VerbatimFile): Prom
     const value = ident(column.name)
     if (column.type === 'text') {
       if (!(await asNodeWrites(client, file, name, index))) {
-        return { staged: false, why: `a value of ${column.name} node writes otherwise or refuses` }
+        return { staged: false, why: `a value of ${column.name} node writes otherwise or refuses, or too many` }
       }
     }
     if (!column.nullable) conditions.push(`${value} is not null`)
@@ -140,12 +140,16 @@ async function stageInSavepoint(client: pg.PoolClient, file: VerbatimFile): Prom
   return { staged: true, staging: { name, columns: file.columns }, rows }
 }
 
+/** Distinct values of a text column node is asked about; a file with more is staged row by row (memory stays flat). */
+const MAX_DISTINCT = 100_000
+
 /** Whether node writes every distinct value of text column `index` as it stands in the file. */
 async function asNodeWrites(client: pg.PoolClient, file: VerbatimFile, table: string, index: number): Promise<boolean> {
   const column = ident(file.columns[index]!.name)
   const { rows } = await client.query<{ v: string }>(
-    long(`select ${column} as v from ${ident(table)} where ${column} is not null group by 1`),
+    long(`select ${column} as v from ${ident(table)} where ${column} is not null group by 1 limit ${MAX_DISTINCT + 1}`),
   )
+  if (rows.length > MAX_DISTINCT) return false
   const raws = rows.map((r) => r.v)
   const cells = file.convert(index, raws)
   return raws.every((raw, i) => cells[i] === raw)

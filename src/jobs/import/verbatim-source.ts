@@ -10,7 +10,6 @@ import { open } from 'node:fs/promises'
 import { TextDecoder } from 'node:util'
 import { throwIfAborted } from '../job.js'
 import type { Progress } from '../progress.js'
-import { CsvReader } from './csv-reader.js'
 
 const CHUNK_BYTES = 1 << 20
 
@@ -97,6 +96,13 @@ export function verbatimData(
     }
   }
   return { chunks: chunks(), plain: () => plain }
+}
+
+/** Whether records (the bytes after the header, in any chunks) are plain under `rules`. */
+export function plainRecords(rules: readonly FieldRule[], chunks: Iterable<Buffer>): boolean {
+  const check = new RecordCheck(rules)
+  for (const chunk of chunks) if (!check.push(chunk)) return false
+  return check.end()
 }
 
 /**
