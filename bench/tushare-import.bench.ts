@@ -4,7 +4,8 @@
  *    into unindexed tables of the same column types (no parsing in node, no keys, no merge);
  * 2. `importDirectory(--format tushare)` of the whole bundle into the empty store (the first import);
  * 3. the same bundle again (every row unchanged).
- * Prints rows, seconds, rows/s, the ratio to the baseline, the import's phase times and the peak RSS.
+ * Prints rows, seconds, rows/s, the ratio to the baseline, the import's phase times (how each file was staged,
+ * the merge's steps) and the peak RSS. For a before/after figure, run it on the two commits back to back.
  * Not a test: it asserts nothing.
  *
  *   npx tsx scripts/real-ashare-bundle.ts --out /tmp/real-bundle      # the full real market (2.3 M bars)
@@ -107,6 +108,10 @@ async function main(): Promise<void> {
         .reduce((n, f) => n + f.rows, 0)
       const merge = events.find((e) => e.msg === 'tushare bundle merged')?.merge_ms
       line(label, rows, ms, baselineRate, `  (merge ms ${JSON.stringify(merge)})`)
+      const staged = events
+        .filter((e) => e.msg === 'staged by COPY' || e.msg === 'staging the file row by row')
+        .map((e) => (e.msg === 'staged by COPY' ? `${e.file} by COPY ${e.ms} ms` : `${e.file} row by row (${e.why})`))
+      if (staged.length > 0) console.log(`  staging: ${staged.join('; ')}`)
       console.log(`  ${result.summary}`)
     }
     console.log(`peak RSS of this process: ${Math.round(process.resourceUsage().maxRSS / 1024)} MB`)

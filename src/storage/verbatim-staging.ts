@@ -118,13 +118,8 @@ async function stageInSavepoint(client: pg.PoolClient, file: VerbatimFile): Prom
   const rows = stream.rowCount
 
   const conditions: string[] = []
-  for (const [index, column] of file.columns.entries()) {
+  for (const column of file.columns) {
     const value = ident(column.name)
-    if (column.type === 'text') {
-      if (!(await asNodeWrites(client, file, name, index))) {
-        return { staged: false, why: `a value of ${column.name} node writes otherwise or refuses, or too many` }
-      }
-    }
     if (!column.nullable) conditions.push(`${value} is not null`)
     const { min, max } = column
     if (min !== undefined) conditions.push(`(${value} < ${min}) is not true`)
@@ -133,7 +128,18 @@ async function stageInSavepoint(client: pg.PoolClient, file: VerbatimFile): Prom
   if (file.checks.includes('high_not_below_low') && file.columns.some((c) => c.name === 'high')) {
     if (file.columns.some((c) => c.name === 'low')) conditions.push('(high < low) is not true')
   }
-  if (conditions.length > 0) {
+  // the rows are checked in the same scan that gathers the first text column's values
+  let rowsChecked = conditions.length === 0
+  for (const [index, column] of file.columns.entries()) {
+    if (column.type !== 'text') continue
+    const { values, fine } = await distinctValues(client, name, column.name, rowsChecked ? [] : conditions)
+    if (!fine) return { staged: false, why: 'a value out of range or a row check' }
+    rowsChecked = true
+    if (!values || !asNodeWrites(file, index, values)) {
+      return { staged: false, why: `a value of ${column.name} node writes otherwise or refuses, or too many` }
+    }
+  }
+  if (!rowsChecked) {
     const bad = await client.query(long(`select 1 from ${ident(name)} where not (${conditions.join(' and ')}) limit 1`))
     if (bad.rowCount !== 0) return { staged: false, why: 'a value out of range or a row check' }
   }
@@ -143,14 +149,26 @@ async function stageInSavepoint(client: pg.PoolClient, file: VerbatimFile): Prom
 /** Distinct values of a text column node is asked about; a file with more is staged row by row (memory stays flat). */
 const MAX_DISTINCT = 100_000
 
-/** Whether node writes every distinct value of text column `index` as it stands in the file. */
-async function asNodeWrites(client: pg.PoolClient, file: VerbatimFile, table: string, index: number): Promise<boolean> {
-  const column = ident(file.columns[index]!.name)
-  const { rows } = await client.query<{ v: string }>(
-    long(`select ${column} as v from ${ident(table)} where ${column} is not null group by 1 limit ${MAX_DISTINCT + 1}`),
+/**
+ * The distinct values of text column `column` (undefined when there are too many to ask node about) and whether
+ * every row meets `conditions`.
+ */
+async function distinctValues(
+  client: pg.PoolClient,
+  table: string,
+  column: string,
+  conditions: readonly string[],
+): Promise<{ values: string[] | undefined; fine: boolean }> {
+  const fine = conditions.length === 0 ? 'true' : `bool_and(${conditions.join(' and ')})`
+  const { rows } = await client.query<{ v: string | null; fine: boolean }>(
+    long(`select ${ident(column)} as v, ${fine} as fine from ${ident(table)} group by 1 limit ${MAX_DISTINCT + 1}`),
   )
-  if (rows.length > MAX_DISTINCT) return false
-  const raws = rows.map((r) => r.v)
+  const values = rows.flatMap((r) => (r.v === null ? [] : [r.v]))
+  return { values: values.length > MAX_DISTINCT ? undefined : values, fine: rows.every((r) => r.fine) }
+}
+
+/** Whether node writes every one of `raws` (distinct values of text column `index`) as it stands in the file. */
+function asNodeWrites(file: VerbatimFile, index: number, raws: readonly string[]): boolean {
   const cells = file.convert(index, raws)
   return raws.every((raw, i) => cells[i] === raw)
 }

@@ -19,7 +19,7 @@ const signal = new AbortController().signal
 /** Imports `dir`; the messages logged, to tell which files went to COPY as they are. */
 async function runImport(t: TestDatabase, dir: string): Promise<{ logged: Record<string, unknown>[] }> {
   const logged: Record<string, unknown>[] = []
-  const log = pino({ level: 'debug' }, { write: (line: string) => logged.push(JSON.parse(line)) })
+  const log = pino({ level: 'info' }, { write: (line: string) => logged.push(JSON.parse(line)) })
   await importDirectory(
     { imports: createImportStore(t.pool), log, progress: silentProgress },
     { dir, format: 'tushare' },

@@ -334,7 +334,7 @@ async function stageFile(
     const started = performance.now()
     const outcome = await stageFileVerbatim(tx, file, signal, deps.progress)
     if (outcome.staged) {
-      deps.log.debug({ file: name, rows: outcome.rows, ms: Math.round(performance.now() - started) }, 'staged by COPY')
+      deps.log.info({ file: name, rows: outcome.rows, ms: Math.round(performance.now() - started) }, 'staged by COPY')
       return { staging: outcome.staging, rows: outcome.rows, skipped: 0 }
     }
     deps.log.info({ file: name, why: outcome.why }, 'staging the file row by row')
