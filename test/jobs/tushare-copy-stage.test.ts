@@ -4,10 +4,10 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ImportError, importDirectory } from '../../src/jobs/import/import-job.js'
+import { ImportError, type ImportResult, importDirectory } from '../../src/jobs/import/import-job.js'
 import { planRows, RowError } from '../../src/jobs/import/row-parser.js'
 import { type FieldRule, plainRecords } from '../../src/jobs/import/verbatim-source.js'
-import { silentProgress } from '../../src/jobs/progress.js'
+import { type Progress, silentProgress } from '../../src/jobs/progress.js'
 import { FILE_SPECS } from '../../src/storage/csv-formats.js'
 import { createImportStore } from '../../src/storage/import.repository.js'
 import { failure, rows } from '../support/queries.js'
@@ -17,15 +17,19 @@ const BUNDLE = fileURLToPath(new URL('../data/tushare/bundle/', import.meta.url)
 const signal = new AbortController().signal
 
 /** Imports `dir`; the messages logged, to tell which files went to COPY as they are. */
-async function runImport(t: TestDatabase, dir: string): Promise<{ logged: Record<string, unknown>[] }> {
+async function runImport(
+  t: TestDatabase,
+  dir: string,
+  options: { signal?: AbortSignal; progress?: Progress } = {},
+): Promise<{ logged: Record<string, unknown>[]; result: ImportResult }> {
   const logged: Record<string, unknown>[] = []
   const log = pino({ level: 'info' }, { write: (line: string) => logged.push(JSON.parse(line)) })
-  await importDirectory(
-    { imports: createImportStore(t.pool), log, progress: silentProgress },
+  const result = await importDirectory(
+    { imports: createImportStore(t.pool), log, progress: options.progress ?? silentProgress },
     { dir, format: 'tushare' },
-    signal,
+    options.signal ?? signal,
   )
-  return { logged }
+  return { logged, result }
 }
 
 const temps: string[] = []
@@ -168,6 +172,35 @@ describe('tushare import: files staged by COPY', () => {
     const err = await failure(runImport(t, dir))
     expect(err.message).toBe(`adj_factor.csv:${repeat}: repeats (code, trade_date) = (600519.SH, 2024-01-02) of line 2`)
     expect(await rows(t, STORE)).toEqual([{ bars: 0, securities: 0, calendar: 0, financials: 0 }])
+  })
+})
+
+describe('tushare import: abort while COPY reads a file', () => {
+  let t: TestDatabase
+  beforeAll(async () => {
+    t = await createTestDatabase()
+  })
+  afterAll(() => t.drop())
+
+  it('rolls the bundle back, and the next import loads it whole', async () => {
+    const controller = new AbortController()
+    let read = 0
+    const progress: Progress = {
+      ...silentProgress,
+      start: (label) => {
+        if (label === 'daily.csv') read = 0
+      },
+      tick: (n = 1) => {
+        read += n
+        if (read > 40_000) controller.abort(new Error('interrupted in daily.csv'))
+      },
+    }
+    const err = await failure(runImport(t, BUNDLE, { signal: controller.signal, progress }))
+    expect(err.message).toBe('interrupted in daily.csv')
+    expect(await rows(t, STORE)).toEqual([{ bars: 0, securities: 0, calendar: 0, financials: 0 }])
+    const { logged, result } = await runImport(t, BUNDLE)
+    expect(logged.find((e) => e.file === 'daily.csv')?.msg).toBe('staged by COPY')
+    expect(result.files.find((f) => f.file === 'daily.csv')).toMatchObject({ rows: 861, inserted: 861 })
   })
 })
 

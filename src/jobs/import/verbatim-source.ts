@@ -90,6 +90,8 @@ export function verbatimData(
         progress.tick(chunk.length)
         yield chunk
       }
+      // an abort during the last chunk fails the COPY itself
+      throwIfAborted(signal)
       if (!check.end()) plain = false
     } finally {
       stream.destroy()
