@@ -1,8 +1,9 @@
 /**
- * Stages a CSV file by handing its bytes to COPY (storage/verbatim-staging.ts), with node's row plan deciding
- * the columns and converting the distinct values of codes, dates and other text-like columns. Files it cannot
- * take so (a header node refuses, skipped or derived columns, bytes COPY reads otherwise) are left to the row
- * by row staging, which reports their bad rows.
+ * Stages a CSV file by handing its bytes to COPY (storage/verbatim-staging.ts): node's row plan decides the
+ * columns and each field's grammar (checked on the bytes as they stream, verbatim-source.ts), and its converters
+ * judge the distinct values of text columns (codes). Files it cannot take so (a header node refuses, skipped,
+ * derived or boolean columns, a record that is not plain) are left to the row by row staging, which reports
+ * their bad rows.
  */
 import { type ColumnSpec, type FileSpec, sourceOf } from '../../storage/csv-formats.js'
 import type { ImportTransaction } from '../../storage/import.repository.js'
