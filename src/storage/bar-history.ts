@@ -42,6 +42,8 @@ interface CodeColumns {
   readonly day: Int32Array
   /** The same dates as text (one shared string per day), so a window's dates are one slice. */
   readonly dates: readonly IsoDate[]
+  /** Per day of the history, the index of this code's bar on it, or -1 (a lookup instead of a search). */
+  readonly barAt: Int32Array
   readonly close: Float64Array
   readonly adj: Float64Array
   readonly amount: Float64Array
@@ -93,6 +95,7 @@ async function readColumns(db: Db, from: IsoDate, to: IsoDate) {
     history.set(r.code, {
       day: Int32Array.from(r.dates as IsoDate[], (d) => dayIndex.get(d)!),
       dates: (r.dates as IsoDate[]).map((d) => days[dayIndex.get(d)!]!),
+      barAt: barIndex(r.dates as IsoDate[], dayIndex, days.length),
       close: Float64Array.from(r.close as number[]),
       adj: Float64Array.from(r.adj as number[]),
       amount: Float64Array.from(r.amount as number[]),
@@ -118,10 +121,15 @@ async function readSecurities(db: Db): Promise<Map<string, SecurityFacts>> {
   return new Map(rows.map(({ code, ...facts }) => [code, facts]))
 }
 
-/** The index of `code`'s bar on day `day` of the history, or -1. */
+function barIndex(dates: readonly IsoDate[], dayIndex: ReadonlyMap<IsoDate, number>, days: number): Int32Array {
+  const at = new Int32Array(days).fill(-1)
+  for (let i = 0; i < dates.length; i++) at[dayIndex.get(dates[i]!)!] = i
+  return at
+}
+
+/** The index of the code's bar on day `day` of the history, or -1. */
 function barOn(c: CodeColumns, day: number): number {
-  const i = lowerBound(c.day, day)
-  return c.day[i] === day ? i : -1
+  return day < 0 ? -1 : c.barAt[day]!
 }
 
 /**
