@@ -183,7 +183,10 @@ function groupStats(
   })
   return keys.map((key) => {
     const g = groups.get(key)!
-    const sd = g.n >= 2 ? Math.sqrt(g.m2 / (g.n - 1)) : null
+    // Pooling days' tallies leaves a rounding residue where every return is the same (the row-by-row sum gives 0):
+    // a spread below 1e-12 of the mean is that residue, and such a group has no t, as row by row
+    const pooled = g.n >= 2 ? Math.sqrt(g.m2 / (g.n - 1)) : null
+    const sd = pooled !== null && pooled > 1e-12 * Math.abs(g.mean) ? pooled : null
     return {
       key,
       count: g.n,
