@@ -34,6 +34,7 @@ import { createOutcomesRepository, type OutcomesRepository } from './storage/out
 import { createPlanDayStatsRepository } from './storage/plan-day-stats.repository.js'
 import { createPlanFiles, type PlanFiles } from './storage/plan-files.js'
 import { createPlanInputRepository, type PlanInputRepository } from './storage/plan-input.repository.js'
+import { createReplayMemo, type ReplayMemo } from './storage/replay-memo.js'
 import { createReplayRunsRepository } from './storage/replay-runs.repository.js'
 import { createSignalIcRepository } from './storage/signal-ic.repository.js'
 import { createStockRepository } from './storage/stock.repository.js'
@@ -162,17 +163,28 @@ export function createServices(
     return version
   }
   const signalIc = createSignalIcRepository(store.db)
+  /** The regime status published with a plan date's snapshot, or null when it cannot be read. */
+  const snapshotRegime = async (date: string): Promise<string | null> => {
+    const read = await files.readSnapshot(date)
+    return read.ok ? (read.snapshot.regime?.status ?? null) : null
+  }
   const trackRecords = createTrackRecordRepository(store.db)
   const trackRecordDays = createTrackRecordDays({
     records: trackRecords,
     stats: createPlanDayStatsRepository(store.db),
   })
   // Bound to a progress and a logger: the replay runs the same steps quietly under its own bar.
-  const stepsWith = (progress: Progress, log: Logger, history?: MarketHistory) => {
-    // a replay's plans read the day's quotes from its history; everything else as the chain reads it
+  const stepsWith = (progress: Progress, log: Logger, history?: MarketHistory, memo?: ReplayMemo) => {
+    // a replay's steps read the day's quotes from its history and what it wrote from its memo
+    const stepInputs = memo ? memo.planInputs(inputs) : inputs
     const planAssembler = history
-      ? createPlanAssembler({ inputs: { ...inputs, quotes: history.quotes }, planVersion: config.planVersion, now })
+      ? createPlanAssembler({
+          inputs: { ...stepInputs, quotes: history.quotes },
+          planVersion: config.planVersion,
+          now,
+        })
       : assembler
+    const outcomesRepo = outcomesReading(createOutcomesRepository(store.db), history)
     return {
       build: (args: { date?: string }, signal: AbortSignal) =>
         runBuild(
@@ -187,10 +199,11 @@ export function createServices(
             history,
             icHistory: (asOf, days) => signalIc.history(WEIGHT_RULES.horizon, asOf, days),
             previousMain: async (date) => {
-              const before = await inputs.previousTierDate(date)
-              return new Set(before === undefined ? [] : ((await inputs.storedMain(before)) ?? []))
+              const before = await stepInputs.previousTierDate(date)
+              return new Set(before === undefined ? [] : ((await stepInputs.storedMain(before)) ?? []))
             },
             onBuilt: forgetTiers,
+            onScored: memo?.keepTiers,
           },
           args,
           signal,
@@ -210,6 +223,7 @@ export function createServices(
             now,
             onPlanWritten: forgetPlan,
             marketInput: history?.marketInput,
+            onDailyWritten: memo?.keepDaily,
           },
           args,
           signal,
@@ -232,13 +246,10 @@ export function createServices(
       outcomes: (args: { date?: string }, signal: AbortSignal) =>
         runOutcomes(
           {
-            outcomes: outcomesReading(createOutcomesRepository(store.db), history),
-            signalIc,
+            outcomes: memo ? memo.outcomes(outcomesRepo) : outcomesRepo,
+            signalIc: memo ? memo.signalIc(signalIc) : signalIc,
             market,
-            regimeOf: async (date) => {
-              const read = await files.readSnapshot(date)
-              return read.ok ? (read.snapshot.regime?.status ?? null) : null
-            },
+            regimeOf: memo ? memo.regimeOf(snapshotRegime) : snapshotRegime,
             latestBarDate: () => market.latestBarDate(),
             benchmark: DEFAULT_BENCHMARK,
             writeDayStats: (horizon, signal) => trackRecordDays.writeMissing(horizon, DEFAULT_BENCHMARK, signal),
@@ -325,6 +336,7 @@ export function createServices(
             silentProgress,
             log.level === 'debug' || log.level === 'trace' ? log : log.child({}, { level: 'warn' }),
             await replayHistory(args),
+            createReplayMemo(),
           ),
           runs: createReplayRunsRepository(store.db),
           progress: replayProgress,

@@ -3,7 +3,7 @@ import type pg from 'pg'
 import { BOARD_HEAT_RULES } from '../domain/board-heat.js'
 import { BUILD_RULES } from '../domain/build-rules.js'
 import { computeMarket, computeRegime } from '../domain/regime.js'
-import { type StockFacts, scoreDay } from '../domain/scoring.js'
+import { type ScoredStock, type StockFacts, scoreDay } from '../domain/scoring.js'
 import { learnWeights, type SignalIcDay, WEIGHT_RULES } from '../domain/signal-weights.js'
 import { SIGNAL_NAMES, SIGNAL_WINDOWS } from '../domain/signals.js'
 import { stockFacts } from '../domain/stock-facts.js'
@@ -34,6 +34,8 @@ export interface BuildDeps {
   readonly history?: Pick<MarketHistory, 'bars' | 'marketInput' | 'missingBars'>
   /** Told once the date's rows are committed. */
   readonly onBuilt?: (date: string) => void
+  /** Handed the date's committed tier rows (a replay keeps them for the steps that read them back). */
+  readonly onScored?: (date: string, rows: readonly ScoredStock[]) => void
 }
 
 export interface BuildResult extends JobResult {
@@ -206,6 +208,7 @@ export async function runBuild(deps: BuildDeps, args: DateArgs, signal: AbortSig
     scored,
   )
   deps.onBuilt?.(date)
+  deps.onScored?.(date, scored)
   progress.tick(2)
   progress.done()
   const summary = `build ${date}: ${counts.scored} scored (${counts.main} main, ${counts.observe} observe)${stale ? `; stale: ${stale}` : ''}${noData ? `; ${noData}` : ''}`

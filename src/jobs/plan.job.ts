@@ -29,6 +29,8 @@ export interface PlanJobDeps {
   readonly onPlanWritten?: (date: string) => void
   /** The whole-market figures: the store's (default), or a replay's history read once. */
   readonly marketInput?: MarketInputSource
+  /** Handed the date's committed daily rows and published regime (a replay keeps them for the next days). */
+  readonly onDailyWritten?: (date: string, rows: readonly NewStockDailyRow[], regime: string) => void
 }
 
 export interface PlanJobResult extends JobResult {
@@ -92,6 +94,7 @@ export async function runPlan(deps: PlanJobDeps, args: DateArgs, signal: AbortSi
   throwIfAborted(signal)
   await replaceStockDaily(deps.pool, date, daily)
   deps.onPlanWritten?.(date)
+  deps.onDailyWritten?.(date, daily, regime.status)
   const summary = `plan ${date}: ${plan.main.length} main, ${plan.observe.length} observe, regime ${regime.status}`
   deps.log.info({ date, main: plan.main.length, observe: plan.observe.length, regime: regime.status }, 'plan finished')
   return {

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEFAULT_SIZES } from '../../src/domain/plan-assembly.js'
 import { silentProgress } from '../../src/jobs/progress.js'
@@ -34,6 +35,16 @@ async function signalIcRows(db: Db) {
 }
 async function builtWeights(db: Db) {
   return db.selectFrom('builds').select(['trade_date', 'weights', 'counts']).orderBy('trade_date').execute()
+}
+/** Each date's snapshot and Markdown plan as written, the generation time taken out. */
+async function planFiles(demo: DemoMarket, dates: readonly string[]) {
+  const { files } = demo.services
+  return Promise.all(
+    dates.map(async (date) => ({
+      snapshot: (await readFile(files.snapshotPath(date), 'utf8')).replace(/"generated_at":"[^"]*"/g, ''),
+      plan: (await readFile(files.planPath(date), 'utf8')).replace(/generated \S+/g, ''),
+    })),
+  )
 }
 async function planLists(demo: DemoMarket, date: string) {
   const plan = await demo.services.plans.getPlan({ date, sizes: DEFAULT_SIZES, nocache: true })
@@ -127,6 +138,11 @@ describe('replay', () => {
       expect(await signalIcRows(fast.db)).toEqual(await signalIcRows(chained.db))
       expect(await builtWeights(fast.db)).toEqual(await builtWeights(chained.db))
       expect((await signalIcRows(fast.db)).length).toBeGreaterThan(0)
+      // the replay's plan step reads what its build just wrote from memory: the files must not tell the difference,
+      // not even in the order of a jsonb object's keys
+      const written = await planFiles(fastDemo, dates)
+      expect(written).toEqual(await planFiles(nightly, dates))
+      expect(written.every((w) => w.snapshot.includes('"components":{'))).toBe(true)
     } finally {
       await fastDemo.cleanup()
       await fast.drop()

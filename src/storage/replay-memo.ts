@@ -1,0 +1,193 @@
+import type { Outcome } from '../domain/outcomes.js'
+import type { TierRow } from '../domain/plan-types.js'
+import type { ScoredStock } from '../domain/scoring.js'
+import type { SignalValues } from '../domain/signals.js'
+import { asJsonb } from './jsonb-shape.js'
+import type { OutcomesRepository } from './outcomes.repository.js'
+import type { PlanInputRepository } from './plan-input.repository.js'
+import type { IsoDate, NewStockDailyRow, StockDailyRow } from './schema.js'
+import type { SignalIcRepository } from './signal-ic.repository.js'
+
+/** Replayed days whose codes and signals are kept: the outcome steps read them back up to 20 trading days later. */
+const KEPT_DAYS = 25
+
+interface TierDay {
+  readonly codes: string[]
+  readonly scored: Map<string, ScoredStock>
+  /** Each code's signals as a jsonb read gives them, shaped on first use. */
+  readonly signals: Map<string, SignalValues>
+}
+
+/** A tier row as `PlanInputRepository.tierRows` reads it back: its columns in that order, jsonb as jsonb gives it. */
+function storedTierRow(r: ScoredStock): TierRow {
+  return {
+    code: r.code,
+    name: r.name,
+    score: r.score,
+    rank: r.rank,
+    tier: r.tier,
+    theme: r.theme ?? null,
+    segment: r.segment ?? null,
+    track: r.track ?? null,
+    upside: r.upside ?? null,
+    heat: r.heat ?? null,
+    transmission: r.transmission ?? null,
+    graph_evidence: asJsonb(r.graph_evidence) as TierRow['graph_evidence'],
+    close: r.close ?? null,
+    is_suspended: r.is_suspended,
+    is_st: r.is_st,
+    listed_days: r.listed_days,
+    amount_ma20: r.amount_ma20,
+    invalidated: r.invalidated,
+    score_pct: r.score_pct ?? null,
+    tier_rule: r.tier_rule,
+    flags: asJsonb(r.flags) as TierRow['flags'],
+    valuation_method: r.valuation_method ?? null,
+    invalidation: r.invalidation ?? null,
+    components: asJsonb(r.components) as TierRow['components'],
+  }
+}
+
+/**
+ * What a replay wrote, kept in memory for the steps that read it back within the same few days: the plan reads
+ * the build's tier rows and yesterday's daily rows, the outcomes the codes and regime of plan days up to 20 days
+ * back, the signal ICs the outcomes just written. Each answer equals the store's (the replay's identical-results
+ * test holds it to the chain's); anything the memo does not hold, or might not hold exactly, is read from the
+ * store. One memo per replay run, filled in date order.
+ */
+export function createReplayMemo() {
+  const tierDays = new Map<IsoDate, TierDay>()
+  const previousTierDate = new Map<IsoDate, IsoDate>()
+  let lastBuilt: IsoDate | undefined
+  let tierRowsDay: { date: IsoDate; rows: TierRow[] } | undefined
+  const latestDaily = new Map<string, StockDailyRow>()
+  const storedMain = new Map<IsoDate, string[]>()
+  const regimes = new Map<IsoDate, string | null>()
+  const outcomes = new Map<string, { code: string; ret: number; exitDate: IsoDate }[]>()
+  const outcomeKey = (date: IsoDate, horizon: number) => `${date}/${horizon}`
+
+  function forgetBefore(date: IsoDate): void {
+    for (const kept of tierDays.keys()) if (kept < date) tierDays.delete(kept)
+    for (const key of outcomes.keys()) if (key < date) outcomes.delete(key)
+    for (const kept of regimes.keys()) if (kept < date) regimes.delete(kept)
+    for (const kept of storedMain.keys()) if (kept < date) storedMain.delete(kept)
+    for (const kept of previousTierDate.keys()) if (kept < date) previousTierDate.delete(kept)
+  }
+
+  function signalsOf(day: TierDay, code: string): SignalValues | undefined {
+    let shaped = day.signals.get(code)
+    if (shaped === undefined) {
+      const scored = day.scored.get(code)
+      if (scored === undefined) return undefined
+      shaped = asJsonb(scored.signals) as SignalValues
+      day.signals.set(code, shaped)
+    }
+    return shaped
+  }
+
+  return {
+    /** The build committed the date's tier rows. */
+    keepTiers(date: IsoDate, rows: readonly ScoredStock[]): void {
+      if (lastBuilt !== undefined && lastBuilt < date) previousTierDate.set(date, lastBuilt)
+      lastBuilt = date
+      const sorted = [...rows].sort((a, b) => a.rank - b.rank)
+      tierRowsDay = { date, rows: sorted.map(storedTierRow) }
+      tierDays.set(date, {
+        codes: rows.map((r) => r.code).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)),
+        scored: new Map(rows.map((r) => [r.code, r])),
+        signals: new Map(),
+      })
+      const kept = [...tierDays.keys()].sort()
+      if (kept.length > KEPT_DAYS) forgetBefore(kept[kept.length - KEPT_DAYS]!)
+    },
+
+    /** The plan committed the date's daily rows, and published its regime. */
+    keepDaily(date: IsoDate, rows: readonly NewStockDailyRow[], regime: string): void {
+      for (const row of rows) latestDaily.set(row.code, row as StockDailyRow)
+      regimes.set(date, regime)
+      if (rows.length > 0)
+        storedMain.set(
+          date,
+          rows
+            .filter((r) => r.verdict === 'main')
+            .sort((a, b) => (a.card_rank ?? 0) - (b.card_rank ?? 0))
+            .map((r) => r.code),
+        )
+    },
+
+    /** The plan inputs, answered from the memo where it holds the date. */
+    planInputs(inputs: PlanInputRepository): PlanInputRepository {
+      return {
+        ...inputs,
+        tierRows: async (date, codes) =>
+          codes === undefined && tierRowsDay?.date === date ? tierRowsDay.rows : inputs.tierRows(date, codes),
+        previousTierDate: async (date) => previousTierDate.get(date) ?? inputs.previousTierDate(date),
+        storedMain: async (date) => storedMain.get(date) ?? inputs.storedMain(date),
+        // every replayed day's rows replaced the store's for that day, so a code's newest kept row is its newest
+        // stored row before any later replayed date; codes without one are read from the store
+        latestDailyBefore: async (date, codes) => {
+          const kept = new Map<string, StockDailyRow>()
+          const unknown: string[] = []
+          for (const code of codes) {
+            const row = latestDaily.get(code)
+            if (row !== undefined && row.trade_date < date) kept.set(code, row)
+            else unknown.push(code)
+          }
+          const read = unknown.length === 0 ? [] : await inputs.latestDailyBefore(date, unknown)
+          for (const row of read) kept.set(row.code, row)
+          return codes.flatMap((code) => kept.get(code) ?? [])
+        },
+      }
+    },
+
+    /** The regime a replayed plan published, or the snapshot's. */
+    regimeOf(read: (date: IsoDate) => Promise<string | null>): (date: IsoDate) => Promise<string | null> {
+      return async (date) => (regimes.has(date) ? regimes.get(date)! : read(date))
+    },
+
+    /** Outcome reads answered from the memo, and the rows it writes remembered for the day's signal ICs. */
+    outcomes(repo: OutcomesRepository): OutcomesRepository {
+      return {
+        ...repo,
+        tierCodes: async (date) => tierDays.get(date)?.codes ?? repo.tierCodes(date),
+        insert: async (rows) => {
+          const inserted = await repo.insert(rows)
+          // rows already stored were left as they were: only rows written now are known to be what the store holds
+          const first = rows[0]
+          if (first !== undefined && inserted === rows.length) keepOutcomes(first, rows)
+          return inserted
+        },
+      }
+    },
+
+    signalIc(repo: SignalIcRepository): SignalIcRepository {
+      return {
+        ...repo,
+        dayOutcomes: async (date, horizon) => {
+          const day = tierDays.get(date)
+          const kept = outcomes.get(outcomeKey(date, horizon))
+          if (day === undefined || kept === undefined) return repo.dayOutcomes(date, horizon)
+          const rows: { signals: SignalValues; ret: number }[] = []
+          let exitDate: IsoDate | null = null
+          for (const o of kept) {
+            const signals = signalsOf(day, o.code)
+            if (signals === undefined) continue
+            exitDate ??= o.exitDate
+            rows.push({ signals, ret: o.ret })
+          }
+          return { exitDate, rows }
+        },
+      }
+    },
+  }
+
+  function keepOutcomes(first: Outcome, rows: readonly Outcome[]): void {
+    const tradable = rows.filter((r) => r.tradable && r.ret !== null)
+    outcomes.set(
+      outcomeKey(first.trade_date, first.horizon),
+      tradable.map((r) => ({ code: r.code, ret: r.ret!, exitDate: r.exit_date })),
+    )
+  }
+}
+
+export type ReplayMemo = ReturnType<typeof createReplayMemo>

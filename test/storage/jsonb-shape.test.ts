@@ -1,0 +1,53 @@
+import fc from 'fast-check'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { asJsonb } from '../../src/storage/jsonb-shape.js'
+import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
+
+/** Keys that jsonb orders differently from insertion: lengths, case, digits, multi-byte characters. */
+const key = fc.oneof(
+  fc.constantFrom('a', 'B', 'ab', 'Ab', 'z', 'zz', '10', '9', '_x', 'ä', 'é', '测', 'momentum', 'trend', 'heat'),
+  fc.string({ minLength: 1, maxLength: 6 }).filter((s) => !s.includes('\u0000')),
+)
+const leaf = fc.oneof(
+  fc.double(),
+  fc.integer(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.constant(undefined),
+  fc.string().filter((s) => !s.includes('\u0000')),
+)
+const json = fc.letrec<{ value: unknown }>((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small' },
+    leaf,
+    fc.array(tie('value'), { maxLength: 4 }),
+    fc.dictionary(key, tie('value'), { maxKeys: 6 }),
+  ),
+})).value
+
+describe('jsonb shape', () => {
+  let t: TestDatabase
+  beforeAll(async () => {
+    t = await createTestDatabase()
+  })
+  afterAll(() => t.drop())
+
+  it('is what PostgreSQL reads back from a jsonb written with JSON.stringify, keys in the order it gives them', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.dictionary(key, json, { maxKeys: 8 }), async (value) => {
+        const { rows } = await t.pool.query('select $1::jsonb as doc', [JSON.stringify(value)])
+        const stored = rows[0].doc
+        const shaped = asJsonb(value)
+        expect(shaped).toEqual(stored)
+        expect(JSON.stringify(shaped)).toBe(JSON.stringify(stored))
+      }),
+      { numRuns: 300 },
+    )
+  })
+
+  it('orders keys by byte length first, which insertion order and code-unit order both get wrong', () => {
+    const shaped = asJsonb({ trend: 1, é: 2, z: 3, momentum: Number.NaN, ab: undefined })
+    expect(Object.keys(shaped as object)).toEqual(['z', 'é', 'trend', 'momentum'])
+    expect((shaped as Record<string, unknown>).momentum).toBeNull()
+  })
+})
