@@ -14,7 +14,8 @@ const NOT_PRINTABLE_ASCII = /[^ -~]/
 
 function jsonbKeyOrder(a: string, b: string): number {
   // on ASCII keys bytes are code units: no encoding per comparison (a replay shapes 5,000 rows a day)
-  if (!NOT_PRINTABLE_ASCII.test(a) && !NOT_PRINTABLE_ASCII.test(b)) return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0)
+  if (!NOT_PRINTABLE_ASCII.test(a) && !NOT_PRINTABLE_ASCII.test(b))
+    return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0)
   const byteA = Buffer.from(a, 'utf8')
   const byteB = Buffer.from(b, 'utf8')
   return byteA.length - byteB.length || Buffer.compare(byteA, byteB)
