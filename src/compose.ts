@@ -184,7 +184,7 @@ export function createServices(
           now,
         })
       : assembler
-    const outcomesRepo = outcomesReading(createOutcomesRepository(store.db), history)
+    const outcomesRepo = outcomesReading(createOutcomesRepository(store.db, store.pool), history)
     return {
       build: (args: { date?: string }, signal: AbortSignal) =>
         runBuild(
