@@ -169,10 +169,8 @@ export function createServices(
     return read.ok ? (read.snapshot.regime?.status ?? null) : null
   }
   const trackRecords = createTrackRecordRepository(store.db)
-  const trackRecordDays = createTrackRecordDays({
-    records: trackRecords,
-    stats: createPlanDayStatsRepository(store.db),
-  })
+  const planDayStats = createPlanDayStatsRepository(store.db)
+  const trackRecordDays = createTrackRecordDays({ records: trackRecords, stats: planDayStats })
   // Bound to a progress and a logger: the replay runs the same steps quietly under its own bar.
   const stepsWith = (progress: Progress, log: Logger, history?: MarketHistory, memo?: ReplayMemo) => {
     // a replay's steps read the day's quotes from its history and what it wrote from its memo
@@ -184,6 +182,9 @@ export function createServices(
           now,
         })
       : assembler
+    const dayStats = memo
+      ? createTrackRecordDays({ records: memo.trackRecords(trackRecords), stats: planDayStats })
+      : trackRecordDays
     const outcomesRepo = outcomesReading(createOutcomesRepository(store.db, store.pool), history)
     return {
       build: (args: { date?: string }, signal: AbortSignal) =>
@@ -252,7 +253,7 @@ export function createServices(
             regimeOf: memo ? memo.regimeOf(snapshotRegime) : snapshotRegime,
             latestBarDate: () => market.latestBarDate(),
             benchmark: DEFAULT_BENCHMARK,
-            writeDayStats: (horizon, signal) => trackRecordDays.writeMissing(horizon, DEFAULT_BENCHMARK, signal),
+            writeDayStats: (horizon, signal) => dayStats.writeMissing(horizon, DEFAULT_BENCHMARK, signal),
             log,
           },
           args,

@@ -2,11 +2,15 @@ import type { Outcome } from '../domain/outcomes.js'
 import type { TierRow } from '../domain/plan-types.js'
 import type { ScoredStock } from '../domain/scoring.js'
 import type { SignalValues } from '../domain/signals.js'
+import type { EvalDay, EvalRow } from '../domain/track-record-day.js'
 import { asJsonb } from './jsonb-shape.js'
 import type { OutcomesRepository } from './outcomes.repository.js'
 import type { PlanInputRepository } from './plan-input.repository.js'
 import type { IsoDate, NewStockDailyRow, StockDailyRow } from './schema.js'
 import type { SignalIcRepository } from './signal-ic.repository.js'
+import type { TrackRecordRepository } from './track-record.repository.js'
+
+type EvalDayWithEntry = EvalDay & { entryDate: IsoDate }
 
 /** Replayed days whose codes and signals are kept: the outcome steps read them back up to 20 trading days later. */
 const KEPT_DAYS = 25
@@ -63,7 +67,8 @@ export function createReplayMemo() {
   const latestDaily = new Map<string, StockDailyRow>()
   const storedMain = new Map<IsoDate, string[]>()
   const regimes = new Map<IsoDate, string | null>()
-  const outcomes = new Map<string, { code: string; ret: number; exitDate: IsoDate }[]>()
+  const outcomes = new Map<string, readonly Outcome[]>()
+  const dailyDays = new Map<IsoDate, Map<string, { verdict: string; logicState: string }>>()
   const outcomeKey = (date: IsoDate, horizon: number) => `${date}/${horizon}`
 
   function forgetBefore(date: IsoDate): void {
@@ -71,6 +76,7 @@ export function createReplayMemo() {
     for (const key of outcomes.keys()) if (key < date) outcomes.delete(key)
     for (const kept of regimes.keys()) if (kept < date) regimes.delete(kept)
     for (const kept of storedMain.keys()) if (kept < date) storedMain.delete(kept)
+    for (const kept of dailyDays.keys()) if (kept < date) dailyDays.delete(kept)
     for (const kept of previousTierDate.keys()) if (kept < date) previousTierDate.delete(kept)
   }
 
@@ -104,6 +110,7 @@ export function createReplayMemo() {
     /** The plan committed the date's daily rows, and published its regime. */
     keepDaily(date: IsoDate, rows: readonly NewStockDailyRow[], regime: string): void {
       for (const row of rows) latestDaily.set(row.code, row as StockDailyRow)
+      dailyDays.set(date, new Map(rows.map((r) => [r.code, { verdict: r.verdict, logicState: r.logic_state }])))
       regimes.set(date, regime)
       if (rows.length > 0)
         storedMain.set(
@@ -160,6 +167,20 @@ export function createReplayMemo() {
       }
     },
 
+    /** One plan day's evaluation rows from the memo when it holds all of them (a replay asks for the day it just did). */
+    trackRecords(repo: TrackRecordRepository): TrackRecordRepository {
+      return {
+        ...repo,
+        days: async (options) => {
+          const day =
+            options.from !== undefined && options.from === options.to
+              ? evalDay(options.from, options.horizon, options.components)
+              : undefined
+          return day ? [day] : repo.days(options)
+        },
+      }
+    },
+
     signalIc(repo: SignalIcRepository): SignalIcRepository {
       return {
         ...repo,
@@ -170,9 +191,10 @@ export function createReplayMemo() {
           const rows: { signals: SignalValues; ret: number }[] = []
           let exitDate: IsoDate | null = null
           for (const o of kept) {
+            if (!o.tradable || o.ret === null) continue
             const signals = signalsOf(day, o.code)
             if (signals === undefined) continue
-            exitDate ??= o.exitDate
+            exitDate ??= o.exit_date
             rows.push({ signals, ret: o.ret })
           }
           return { exitDate, rows }
@@ -182,11 +204,46 @@ export function createReplayMemo() {
   }
 
   function keepOutcomes(first: Outcome, rows: readonly Outcome[]): void {
-    const tradable = rows.filter((r) => r.tradable && r.ret !== null)
-    outcomes.set(
-      outcomeKey(first.trade_date, first.horizon),
-      tradable.map((r) => ({ code: r.code, ret: r.ret!, exitDate: r.exit_date })),
-    )
+    outcomes.set(outcomeKey(first.trade_date, first.horizon), rows)
+  }
+
+  /** A plan day's outcome rows joined to their tier and daily rows, as `TrackRecordRepository.days` reads them. */
+  function evalDay(date: IsoDate, horizon: number, components: readonly string[]): EvalDayWithEntry | undefined {
+    const kept = outcomes.get(outcomeKey(date, horizon))
+    const tiers = tierDays.get(date)
+    const daily = dailyDays.get(date)
+    if (kept === undefined || tiers === undefined || daily === undefined || kept.length === 0) return undefined
+    const byCode = [...kept].sort((a, b) => (a.code < b.code ? -1 : a.code > b.code ? 1 : 0))
+    const rows: EvalRow[] = []
+    for (const o of byCode) {
+      const tier = tiers.scored.get(o.code)
+      if (tier === undefined) continue
+      const published = daily.get(o.code)
+      const values: Record<string, number | null> = {}
+      // columns the tier write does not fill (the old fixed components) are null in the store
+      for (const c of components) values[c] = (tier as unknown as Record<string, number | undefined>)[c] ?? null
+      rows.push({
+        code: o.code,
+        score: tier.score,
+        components: values,
+        decision: published?.verdict ?? null,
+        logicState: published?.logicState ?? null,
+        theme: tier.theme ?? null,
+        tradable: o.reason === null,
+        reason: o.reason,
+        ret: o.ret,
+      })
+    }
+    const least = (values: readonly (string | null)[]) =>
+      values.reduce<string | null>((min, v) => (v !== null && (min === null || v < min) ? v : min), null)
+    return {
+      date,
+      entryDate: least(kept.map((o) => o.entry_date))!,
+      exitDate: least(kept.map((o) => o.exit_date))!,
+      regime: least(kept.map((o) => o.regime)),
+      benchRet: null,
+      rows,
+    }
   }
 }
 

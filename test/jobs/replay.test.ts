@@ -33,6 +33,14 @@ async function tierRows(db: Db) {
 async function signalIcRows(db: Db) {
   return db.selectFrom('signal_ic').selectAll().orderBy('trade_date').orderBy('horizon').orderBy('signal').execute()
 }
+async function dayStatsRows(db: Db) {
+  return db
+    .selectFrom('plan_day_stats')
+    .select(['horizon', 'trade_date', 'entry_date', 'benchmark', 'stats'])
+    .orderBy('horizon')
+    .orderBy('trade_date')
+    .execute()
+}
 async function builtWeights(db: Db) {
   return db.selectFrom('builds').select(['trade_date', 'weights', 'counts']).orderBy('trade_date').execute()
 }
@@ -138,6 +146,9 @@ describe('replay', () => {
       expect(await signalIcRows(fast.db)).toEqual(await signalIcRows(chained.db))
       expect(await builtWeights(fast.db)).toEqual(await builtWeights(chained.db))
       expect((await signalIcRows(fast.db)).length).toBeGreaterThan(0)
+      const stats = await dayStatsRows(fast.db)
+      expect(stats).toEqual(await dayStatsRows(chained.db))
+      expect(stats.length).toBeGreaterThan(0)
       // the replay's plan step reads what its build just wrote from memory: the files must not tell the difference,
       // not even in the order of a jsonb object's keys
       const written = await planFiles(fastDemo, dates)
