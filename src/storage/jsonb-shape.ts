@@ -1,12 +1,11 @@
 /**
  * A value as PostgreSQL hands it back after it was written as `jsonb` from `JSON.stringify(value)`: JSON's own
- * rules (non-finite numbers become null, undefined members go) and then jsonb's, which keeps an object's keys
- * ordered by their length in bytes and then bytewise. A reader that iterates the keys sees that order, so a value
- * kept in memory in place of a read-back must carry it too.
+ * rules (non-finite numbers become null, undefined members go, undefined array items become null) and then
+ * jsonb's, which keeps an object's keys ordered by their length in bytes and then bytewise. A reader that iterates
+ * the keys sees that order, so a value kept in memory in place of a read-back must carry it too.
  */
 export function asJsonb(value: unknown): unknown {
-  const text = JSON.stringify(value)
-  return text === undefined ? null : reorder(JSON.parse(text))
+  return value === undefined ? null : shape(value)
 }
 
 /** Anything but printable ASCII takes the byte-wise path. */
@@ -21,6 +20,44 @@ function jsonbKeyOrder(a: string, b: string): number {
   return byteA.length - byteB.length || Buffer.compare(byteA, byteB)
 }
 
+/** Walks plain data directly; anything JSON.stringify treats specially (toJSON, boxed values, ...) goes through it. */
+function shape(value: unknown): unknown {
+  if (value === null) return null
+  switch (typeof value) {
+    case 'number':
+      // JSON writes -0 as 0
+      return Number.isFinite(value) ? (value === 0 ? 0 : value) : null
+    case 'string':
+    case 'boolean':
+      return value
+    case 'object':
+      break
+    default:
+      return JSON.parse(JSON.stringify(value) ?? 'null')
+  }
+  if (Array.isArray(value)) {
+    const out = new Array(value.length)
+    for (let i = 0; i < value.length; i++) {
+      const item = value[i]
+      out[i] = item === undefined || typeof item === 'function' || typeof item === 'symbol' ? null : shape(item)
+    }
+    return out
+  }
+  const proto = Object.getPrototypeOf(value)
+  if ((proto !== Object.prototype && proto !== null) || typeof (value as { toJSON?: unknown }).toJSON === 'function')
+    return reorder(JSON.parse(JSON.stringify(value)))
+  const source = value as Record<string, unknown>
+  const keys = Object.keys(source).filter((key) => {
+    const v = source[key]
+    return v !== undefined && typeof v !== 'function' && typeof v !== 'symbol'
+  })
+  keys.sort(jsonbKeyOrder)
+  const ordered: Record<string, unknown> = {}
+  for (const key of keys) ordered[key] = shape(source[key])
+  return ordered
+}
+
+/** Key order of parsed JSON (plain data only). */
 function reorder(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(reorder)
   if (value === null || typeof value !== 'object') return value

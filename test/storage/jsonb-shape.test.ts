@@ -50,4 +50,15 @@ describe('jsonb shape', () => {
     expect(Object.keys(shaped as object)).toEqual(['z', 'é', 'trend', 'momentum'])
     expect((shaped as Record<string, unknown>).momentum).toBeNull()
   })
+
+  it('writes -0 as 0, drops undefined members and nulls undefined items, as JSON does', () => {
+    const shaped = asJsonb({ x: -0, gone: undefined, list: [undefined, -0, Number.POSITIVE_INFINITY] }) as {
+      x: number
+      list: unknown[]
+    }
+    expect(Object.is(shaped.x, 0)).toBe(true)
+    expect(Object.keys(shaped)).toEqual(['x', 'list'])
+    expect(shaped.list).toEqual([null, 0, null])
+    expect(Object.is(shaped.list[1], 0)).toBe(true)
+  })
 })
