@@ -15,6 +15,7 @@ import { type Progress, silentProgress } from './jobs/progress.js'
 import { runPushPool } from './jobs/push-pool.job.js'
 import { type ReplayArgs, type ReplayResult, runReplay } from './jobs/replay.job.js'
 import { runSync, type SyncArgs, SyncInputError, type SyncResult } from './jobs/sync.job.js'
+import { createWriteBehind, type WriteBehind } from './jobs/write-behind.js'
 import type { Logger } from './logger.js'
 import { createLatestDate, type LatestDate } from './services/latest-date.js'
 import { createLogicStateService, type LogicStateService } from './services/logic-state.service.js'
@@ -172,7 +173,13 @@ export function createServices(
   const planDayStats = createPlanDayStatsRepository(store.db)
   const trackRecordDays = createTrackRecordDays({ records: trackRecords, stats: planDayStats })
   // Bound to a progress and a logger: the replay runs the same steps quietly under its own bar.
-  const stepsWith = (progress: Progress, log: Logger, history?: MarketHistory, memo?: ReplayMemo) => {
+  const stepsWith = (
+    progress: Progress,
+    log: Logger,
+    history?: MarketHistory,
+    memo?: ReplayMemo,
+    writeBehind?: WriteBehind,
+  ) => {
     // a replay's steps read the day's quotes from its history and what it wrote from its memo
     const stepInputs = memo ? memo.planInputs(inputs) : inputs
     const planAssembler = history
@@ -205,6 +212,7 @@ export function createServices(
             },
             onBuilt: forgetTiers,
             onScored: memo?.keepTiers,
+            writeBehind: writeBehind?.defer,
           },
           args,
           signal,
@@ -225,6 +233,7 @@ export function createServices(
             onPlanWritten: forgetPlan,
             marketInput: history?.marketInput,
             onDailyWritten: memo?.keepDaily,
+            writeBehind: writeBehind?.defer,
           },
           args,
           signal,
@@ -328,8 +337,9 @@ export function createServices(
     stocks: createStockService({ stocks: createStockRepository(store.db), latestDate }),
     steps,
     sync,
-    replay: async (args, signal, replayProgress = progress) =>
-      runReplay(
+    replay: async (args, signal, replayProgress = progress) => {
+      const writeBehind = createWriteBehind()
+      return runReplay(
         {
           pool: store.pool,
           calendar: (to) => market.calendar(to),
@@ -338,14 +348,17 @@ export function createServices(
             log.level === 'debug' || log.level === 'trace' ? log : log.child({}, { level: 'warn' }),
             await replayHistory(args),
             createReplayMemo(),
+            writeBehind,
           ),
+          flushWrites: writeBehind.flush,
           runs: createReplayRunsRepository(store.db),
           progress: replayProgress,
           log,
         },
         args,
         signal,
-      ),
+      )
+    },
     chain: (args, signal, chainOptions) =>
       runChain(
         { pool: store.pool, latestBarDate: () => market.latestBarDate(), steps, sync: syncStep },

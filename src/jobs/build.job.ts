@@ -34,8 +34,10 @@ export interface BuildDeps {
   readonly history?: Pick<MarketHistory, 'bars' | 'marketInput' | 'missingBars'>
   /** Told once the date's rows are committed. */
   readonly onBuilt?: (date: string) => void
-  /** Handed the date's committed tier rows (a replay keeps them for the steps that read them back). */
+  /** Handed the date's tier rows as they are written (a replay keeps them for the steps that read them back). */
   readonly onScored?: (date: string, rows: readonly ScoredStock[]) => void
+  /** Takes the write of the rows instead of waiting for it (a replay awaits it before the day counts as done). */
+  readonly writeBehind?: (write: Promise<void>) => void
 }
 
 export interface BuildResult extends JobResult {
@@ -192,7 +194,7 @@ export async function runBuild(deps: BuildDeps, args: DateArgs, signal: AbortSig
   const stale = staleText(date, calendar, counts.missing_bars, lastEvent)
   const noData = missingSignalsText(scored)
   const buildId = `${date}-${randomUUID().slice(0, 8)}`
-  await replaceTierScores(
+  const write = replaceTierScores(
     deps.pool,
     {
       build_id: buildId,
@@ -206,9 +208,10 @@ export async function runBuild(deps: BuildDeps, args: DateArgs, signal: AbortSig
       main_empty: day.cuts.emptyReason,
     },
     scored,
-  )
-  deps.onBuilt?.(date)
+  ).then(() => deps.onBuilt?.(date))
   deps.onScored?.(date, scored)
+  if (deps.writeBehind) deps.writeBehind(write)
+  else await write
   progress.tick(2)
   progress.done()
   const summary = `build ${date}: ${counts.scored} scored (${counts.main} main, ${counts.observe} observe)${stale ? `; stale: ${stale}` : ''}${noData ? `; ${noData}` : ''}`

@@ -29,8 +29,10 @@ export interface PlanJobDeps {
   readonly onPlanWritten?: (date: string) => void
   /** The whole-market figures: the store's (default), or a replay's history read once. */
   readonly marketInput?: MarketInputSource
-  /** Handed the date's committed daily rows and published regime (a replay keeps them for the next days). */
+  /** Handed the date's daily rows as they are written and its regime (a replay keeps them for the next days). */
   readonly onDailyWritten?: (date: string, rows: readonly NewStockDailyRow[], regime: string) => void
+  /** Takes the write of the daily rows instead of waiting for it (a replay awaits it before the day is done). */
+  readonly writeBehind?: (write: Promise<void>) => void
 }
 
 export interface PlanJobResult extends JobResult {
@@ -92,9 +94,10 @@ export async function runPlan(deps: PlanJobDeps, args: DateArgs, signal: AbortSi
   await deps.files.writeSnapshot(date, JSON.stringify({ ...plan, regime, market, _full: full }))
   const planFile = await deps.files.writePlan(date, renderPlanMarkdown(plan, regime, market))
   throwIfAborted(signal)
-  await replaceStockDaily(deps.pool, date, daily)
-  deps.onPlanWritten?.(date)
+  const write = replaceStockDaily(deps.pool, date, daily).then(() => deps.onPlanWritten?.(date))
   deps.onDailyWritten?.(date, daily, regime.status)
+  if (deps.writeBehind) deps.writeBehind(write)
+  else await write
   const summary = `plan ${date}: ${plan.main.length} main, ${plan.observe.length} observe, regime ${regime.status}`
   deps.log.info({ date, main: plan.main.length, observe: plan.observe.length, regime: regime.status }, 'plan finished')
   return {

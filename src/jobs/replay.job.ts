@@ -12,6 +12,8 @@ export interface ReplayDeps {
   readonly calendar: (to: IsoDate) => Promise<IsoDate[]>
   /** The chain's own step functions; push-pool is left out (a past pool is never pushed to the PMS). */
   readonly steps: Readonly<{ build: ChainStep; plan: ChainStep; outcomes: ChainStep }>
+  /** Waits for the writes the steps left running behind them (none when the steps wait for their own). */
+  readonly flushWrites?: () => Promise<void>
   readonly runs: ReplayRunsRepository
   readonly progress: Progress
   readonly log: Logger
@@ -50,24 +52,35 @@ export async function runReplay(deps: ReplayDeps, args: ReplayArgs, signal: Abor
   const todo = dates.filter((d) => doneThrough === null || d > doneThrough)
   deps.progress.start(`replay ${args.from}..${args.to}`, dates.length, 'days', dates.length - todo.length)
   // where a replay's time goes, step by step: the first thing to know before making it faster
-  const stepMs: Record<(typeof STEPS)[number] | 'bookkeeping', number> = {
+  const stepMs: Record<(typeof STEPS)[number] | 'writesBehind' | 'bookkeeping', number> = {
     build: 0,
     plan: 0,
     outcomes: 0,
+    writesBehind: 0,
     bookkeeping: 0,
   }
   for (const date of todo) {
     throwIfAborted(signal)
     const started = performance.now()
     await withChainLock(deps.pool, date, 'wait', signal, async () => {
-      for (const step of STEPS) {
-        throwIfAborted(signal)
-        const stepStarted = performance.now()
-        await deps.steps[step]({ date }, signal)
-        const ended = performance.now()
-        stepMs[step] += ended - stepStarted
-        stepMs.bookkeeping -= ended - stepStarted
+      try {
+        for (const step of STEPS) {
+          throwIfAborted(signal)
+          const stepStarted = performance.now()
+          await deps.steps[step]({ date }, signal)
+          const ended = performance.now()
+          stepMs[step] += ended - stepStarted
+          stepMs.bookkeeping -= ended - stepStarted
+        }
+      } catch (error) {
+        // the day's writes still running settle before the lock goes: a failed day leaves no write in flight
+        await deps.flushWrites?.().catch(() => undefined)
+        throw error
       }
+      const flushStarted = performance.now()
+      await deps.flushWrites?.()
+      stepMs.writesBehind += performance.now() - flushStarted
+      stepMs.bookkeeping -= performance.now() - flushStarted
     })
     await deps.runs.markDone(args.from, args.to, date)
     stepMs.bookkeeping += performance.now() - started

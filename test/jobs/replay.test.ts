@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEFAULT_SIZES } from '../../src/domain/plan-assembly.js'
 import { silentProgress } from '../../src/jobs/progress.js'
 import { runReplay } from '../../src/jobs/replay.job.js'
+import { createWriteBehind } from '../../src/jobs/write-behind.js'
 import type { Db } from '../../src/storage/db.js'
 import { createReplayRunsRepository } from '../../src/storage/replay-runs.repository.js'
 import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
@@ -157,6 +158,37 @@ describe('replay', () => {
     } finally {
       await fastDemo.cleanup()
       await fast.drop()
+    }
+  }, 120_000)
+
+  it('fails the day whose write ran behind and failed: the day is not counted done', async () => {
+    const [t, demo] = await createDemoDatabase({ ...MARKET, history: 0 })
+    try {
+      const dates = nightly.planned.slice(0, 3)
+      const runs = createReplayRunsRepository(t.db)
+      const writes = createWriteBehind()
+      const failing = {
+        ...demo.services.steps,
+        build: async (args: { date?: string }, s: AbortSignal) => {
+          const result = await demo.services.steps.build(args, s)
+          if (args.date === dates[1]) writes.defer(Promise.reject(new Error('tier rows not written')))
+          return result
+        },
+      }
+      const deps = {
+        pool: t.pool,
+        calendar: (d: string) => demo.services.market.calendar(d),
+        steps: failing,
+        flushWrites: writes.flush,
+        runs,
+        progress: silentProgress,
+        log: demo.services.log,
+      }
+      await expect(runReplay(deps, { from: dates[0]!, to: dates[2]! }, signal)).rejects.toThrow('tier rows not written')
+      expect(await runs.doneThrough(dates[0]!, dates[2]!)).toBe(dates[0])
+    } finally {
+      await demo.cleanup()
+      await t.drop()
     }
   }, 120_000)
 
