@@ -321,14 +321,36 @@ export function scoreDay(input: BuildInput): ScoredDay {
     .filter((r) => isEligible(r) && r.combined.raw !== null)
     .map((r) => r.combined.raw!)
     .sort((a, b) => a - b)
-  const scored = base.map(({ combined, ...r }) => {
+  const scored = base.map((row) => {
+    const { combined } = row
     const score = combined.raw === null ? 0 : round(percentileAmong(reference, combined.raw), BUILD_RULES.pointDigits)
-    return { ...r, score, components: scorePoints(score, combined.parts, BUILD_RULES.pointDigits), raw: combined.raw }
+    return { row, score, components: scorePoints(score, combined.parts, BUILD_RULES.pointDigits), raw: combined.raw }
   })
-  scored.sort((a, b) => b.score - a.score || (a.code < b.code ? -1 : 1))
+  scored.sort((a, b) => b.score - a.score || (a.row.code < b.row.code ? -1 : 1))
   const all = scored.map((s) => s.raw ?? Number.NEGATIVE_INFINITY).sort((a, b) => a - b)
-  const ranked = scored.map(({ raw: r, ...s }, i) => ({
-    ...s,
+  // each row built once, field by field: copying 20 fields by rest and spread, twice, was a tenth of a build
+  const ranked = scored.map(({ row, score, components, raw: r }, i) => ({
+    code: row.code,
+    name: row.name,
+    signals: row.signals,
+    theme: row.theme,
+    segment: row.segment,
+    track: row.track,
+    upside: row.upside,
+    heat: row.heat,
+    transmission: row.transmission,
+    graph_evidence: row.graph_evidence,
+    close: row.close,
+    is_suspended: row.is_suspended,
+    is_st: row.is_st,
+    listed_days: row.listed_days,
+    amount_ma20: row.amount_ma20,
+    invalidated: row.invalidated,
+    flags: row.flags,
+    valuation_method: row.valuation_method,
+    invalidation: row.invalidation,
+    score,
+    components,
     rank: i + 1,
     score_pct: round(percentileAmong(all, r ?? Number.NEGATIVE_INFINITY), 2),
   }))

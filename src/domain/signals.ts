@@ -290,7 +290,9 @@ export function normaliseSignals(
   const sizeKey = withMv * 2 >= raw.size && withMv > 0 ? 'size' : 'size_proxy'
   for (const name of SIGNAL_NAMES) {
     const key = name === 'size' ? sizeKey : name
-    const ranks = percentileRanks(new Map([...raw].map(([code, values]) => [code, values[key]])))
+    const column = new Map<string, number | null>()
+    for (const [code, values] of raw) column.set(code, values[key])
+    const ranks = percentileRanks(column)
     if (ranks.size < 2) continue // one stock has no cross-section to rank in
     for (const [code, pct] of ranks) out.get(code)![name] = 2 * pct - 1
   }
