@@ -213,15 +213,26 @@ export function createReplayMemo() {
     const tiers = tierDays.get(date)
     const daily = dailyDays.get(date)
     if (kept === undefined || tiers === undefined || daily === undefined || kept.length === 0) return undefined
-    const byCode = [...kept].sort((a, b) => (a.code < b.code ? -1 : a.code > b.code ? 1 : 0))
+    const byCode = isSortedByCode(kept)
+      ? kept
+      : [...kept].sort((a, b) => (a.code < b.code ? -1 : a.code > b.code ? 1 : 0))
+    // columns the tier write does not fill (the old fixed components) are null in the store
+    const sample = tiers.scored.values().next().value as Record<string, unknown> | undefined
+    const filled = components.filter((c) => sample !== undefined && Object.hasOwn(sample, c))
     const rows: EvalRow[] = []
+    let entryDate: IsoDate | null = null
+    let exitDate: IsoDate | null = null
+    let regime: string | null = null
     for (const o of byCode) {
+      entryDate = least(entryDate, o.entry_date)
+      exitDate = least(exitDate, o.exit_date)
+      regime = least(regime, o.regime)
       const tier = tiers.scored.get(o.code)
       if (tier === undefined) continue
       const published = daily.get(o.code)
       const values: Record<string, number | null> = {}
-      // columns the tier write does not fill (the old fixed components) are null in the store
-      for (const c of components) values[c] = (tier as unknown as Record<string, number | undefined>)[c] ?? null
+      for (const c of components) values[c] = null
+      for (const c of filled) values[c] = (tier as unknown as Record<string, number | undefined>)[c] ?? null
       rows.push({
         code: o.code,
         score: tier.score,
@@ -234,17 +245,18 @@ export function createReplayMemo() {
         ret: o.ret,
       })
     }
-    const least = (values: readonly (string | null)[]) =>
-      values.reduce<string | null>((min, v) => (v !== null && (min === null || v < min) ? v : min), null)
-    return {
-      date,
-      entryDate: least(kept.map((o) => o.entry_date))!,
-      exitDate: least(kept.map((o) => o.exit_date))!,
-      regime: least(kept.map((o) => o.regime)),
-      benchRet: null,
-      rows,
-    }
+    return { date, entryDate: entryDate!, exitDate: exitDate!, regime, benchRet: null, rows }
   }
 }
 
 export type ReplayMemo = ReturnType<typeof createReplayMemo>
+
+/** The smaller of two values, a null standing for none (SQL's `min`). */
+function least<T extends string>(min: T | null, value: T | null): T | null {
+  return value !== null && (min === null || value < min) ? value : min
+}
+
+function isSortedByCode(rows: readonly { readonly code: string }[]): boolean {
+  for (let i = 1; i < rows.length; i++) if (rows[i - 1]!.code > rows[i]!.code) return false
+  return true
+}
