@@ -63,6 +63,8 @@ export function createReplayMemo() {
   const tierDays = new Map<IsoDate, TierDay>()
   const previousTierDate = new Map<IsoDate, IsoDate>()
   let lastBuilt: IsoDate | undefined
+  /** Every date this replay built, ascending: the store's tier dates from the first of them on. */
+  const built: IsoDate[] = []
   let tierRowsDay: { date: IsoDate; rows: TierRow[] } | undefined
   const latestDaily = new Map<string, StockDailyRow>()
   const storedMain = new Map<IsoDate, string[]>()
@@ -95,6 +97,7 @@ export function createReplayMemo() {
     /** The build committed the date's tier rows. */
     keepTiers(date: IsoDate, rows: readonly ScoredStock[]): void {
       if (lastBuilt !== undefined && lastBuilt < date) previousTierDate.set(date, lastBuilt)
+      if (lastBuilt === undefined || lastBuilt < date) built.push(date)
       lastBuilt = date
       const sorted = [...rows].sort((a, b) => a.rank - b.rank)
       tierRowsDay = { date, rows: sorted.map(storedTierRow) }
@@ -129,6 +132,14 @@ export function createReplayMemo() {
         tierRows: async (date, codes) =>
           codes === undefined && tierRowsDay?.date === date ? tierRowsDay.rows : inputs.tierRows(date, codes),
         previousTierDate: async (date) => previousTierDate.get(date) ?? inputs.previousTierDate(date),
+        // the replay rebuilt every trading day from its first on, so the store's tier dates from there are its own
+        // (a scan of the distinct dates since a long-absent code's last row grew with the history)
+        tierDates: async (since, date) => {
+          const first = built[0]
+          if (first === undefined || date < first || date > built.at(-1)!) return inputs.tierDates(since, date)
+          const before = since < first ? (await inputs.tierDates(since, first)).filter((d) => d < first) : []
+          return [...before, ...built.filter((d) => d >= since && d <= date)]
+        },
         storedMain: async (date) => storedMain.get(date) ?? inputs.storedMain(date),
         // every replayed day's rows replaced the store's for that day, so a code's newest kept row is its newest
         // stored row before any later replayed date; codes without one are read from the store
