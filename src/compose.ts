@@ -190,7 +190,7 @@ export function createServices(
         })
       : assembler
     const dayStats = memo
-      ? createTrackRecordDays({ records: memo.trackRecords(trackRecords), stats: planDayStats })
+      ? createTrackRecordDays({ records: memo.trackRecords(trackRecords), stats: memo.dayStats(planDayStats) })
       : trackRecordDays
     const outcomesRepo = outcomesReading(createOutcomesRepository(store.db, store.pool), history)
     return {
@@ -256,7 +256,7 @@ export function createServices(
       outcomes: (args: { date?: string }, signal: AbortSignal) =>
         runOutcomes(
           {
-            outcomes: memo ? memo.outcomes(outcomesRepo) : outcomesRepo,
+            outcomes: memo ? memo.outcomes(outcomesRepo, writeBehind?.defer) : outcomesRepo,
             signalIc: memo ? memo.signalIc(signalIc) : signalIc,
             market,
             regimeOf: memo ? memo.regimeOf(snapshotRegime) : snapshotRegime,

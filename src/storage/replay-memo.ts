@@ -5,6 +5,7 @@ import type { SignalValues } from '../domain/signals.js'
 import type { EvalDay, EvalRow } from '../domain/track-record-day.js'
 import { asJsonb } from './jsonb-shape.js'
 import type { OutcomesRepository } from './outcomes.repository.js'
+import type { PlanDayStatsRepository } from './plan-day-stats.repository.js'
 import type { PlanInputRepository } from './plan-input.repository.js'
 import type { IsoDate, NewStockDailyRow, StockDailyRow } from './schema.js'
 import type { SignalIcRepository } from './signal-ic.repository.js'
@@ -72,10 +73,23 @@ export function createReplayMemo() {
   const outcomes = new Map<string, readonly Outcome[]>()
   const dailyDays = new Map<IsoDate, Map<string, { verdict: string; logicState: string }>>()
   const outcomeKey = (date: IsoDate, horizon: number) => `${date}/${horizon}`
+  const builtDates = new Set<IsoDate>()
+  const inFlight = new Set<Promise<unknown>>()
+  const icWritten = new Set<string>()
+  /** Waits for the outcome writes still running (their failure is the write-behind's to report). */
+  const settled = async () => {
+    await Promise.allSettled([...inFlight])
+  }
+  /** Plan dates with outcomes kept at `horizon`. */
+  const keptDates = (horizon: number): IsoDate[] => {
+    const suffix = `/${horizon}`
+    return [...outcomes.keys()].filter((key) => key.endsWith(suffix)).map((key) => key.slice(0, -suffix.length))
+  }
 
   function forgetBefore(date: IsoDate): void {
     for (const kept of tierDays.keys()) if (kept < date) tierDays.delete(kept)
     for (const key of outcomes.keys()) if (key < date) outcomes.delete(key)
+    for (const key of icWritten) if (key < date) icWritten.delete(key)
     for (const kept of regimes.keys()) if (kept < date) regimes.delete(kept)
     for (const kept of storedMain.keys()) if (kept < date) storedMain.delete(kept)
     for (const kept of dailyDays.keys()) if (kept < date) dailyDays.delete(kept)
@@ -98,6 +112,7 @@ export function createReplayMemo() {
     keepTiers(date: IsoDate, rows: readonly ScoredStock[]): void {
       if (lastBuilt !== undefined && lastBuilt < date) previousTierDate.set(date, lastBuilt)
       if (lastBuilt === undefined || lastBuilt < date) built.push(date)
+      builtDates.add(date)
       lastBuilt = date
       const sorted = [...rows].sort((a, b) => a.rank - b.rank)
       tierRowsDay = { date, rows: sorted.map(storedTierRow) }
@@ -164,17 +179,42 @@ export function createReplayMemo() {
     },
 
     /** Outcome reads answered from the memo, and the rows it writes remembered for the day's signal ICs. */
-    outcomes(repo: OutcomesRepository): OutcomesRepository {
+    /**
+     * Outcome reads answered from the memo, and the rows it writes remembered for the day's signal ICs and
+     * statistics. With `writeBehind`, the rows of a plan day this replay built are written behind the IC and
+     * statistics steps, which learn of them from the memo (`signalIc`, `dayStats`) until they are committed.
+     */
+    outcomes(repo: OutcomesRepository, writeBehind?: (write: Promise<unknown>) => void): OutcomesRepository {
       return {
         ...repo,
         tierCodes: async (date) => tierDays.get(date)?.codes ?? repo.tierCodes(date),
         insert: async (rows) => {
+          const first = rows[0]
+          if (first !== undefined && writeBehind && builtDates.has(first.trade_date)) {
+            keepOutcomes(first, rows)
+            const write = repo.insert(rows)
+            inFlight.add(write)
+            void write.finally(() => inFlight.delete(write)).catch(() => undefined)
+            writeBehind(write)
+            return rows.length
+          }
           const inserted = await repo.insert(rows)
           // rows already stored were left as they were: only rows written now are known to be what the store holds
-          const first = rows[0]
           if (first !== undefined && inserted === rows.length) keepOutcomes(first, rows)
           return inserted
         },
+      }
+    },
+
+    /** Plan-day statistics see the plan days whose outcomes are still being written. */
+    dayStats(repo: PlanDayStatsRepository): PlanDayStatsRepository {
+      return {
+        ...repo,
+        outcomeDates: async (horizon, from, to) =>
+          mergeDates(
+            await repo.outcomeDates(horizon, from, to),
+            keptDates(horizon).filter((d) => (from === undefined || d >= from) && (to === undefined || d <= to)),
+          ),
       }
     },
 
@@ -187,7 +227,9 @@ export function createReplayMemo() {
             options.from !== undefined && options.from === options.to
               ? evalDay(options.from, options.horizon, options.components)
               : undefined
-          return day ? [day] : repo.days(options)
+          if (day) return [day]
+          await settled()
+          return repo.days(options)
         },
       }
     },
@@ -195,10 +237,23 @@ export function createReplayMemo() {
     signalIc(repo: SignalIcRepository): SignalIcRepository {
       return {
         ...repo,
+        // plan days with outcomes (committed, or kept while they are written) and no ICs yet
+        datesWithoutIc: async (horizon) =>
+          mergeDates(
+            await repo.datesWithoutIc(horizon),
+            keptDates(horizon).filter((d) => !icWritten.has(outcomeKey(d, horizon))),
+          ),
+        insert: async (date, horizon, exitDate, ics) => {
+          await repo.insert(date, horizon, exitDate, ics)
+          icWritten.add(outcomeKey(date, horizon))
+        },
         dayOutcomes: async (date, horizon) => {
           const day = tierDays.get(date)
           const kept = outcomes.get(outcomeKey(date, horizon))
-          if (day === undefined || kept === undefined) return repo.dayOutcomes(date, horizon)
+          if (day === undefined || kept === undefined) {
+            await settled()
+            return repo.dayOutcomes(date, horizon)
+          }
           const rows: { signals: SignalValues; ret: number }[] = []
           let exitDate: IsoDate | null = null
           for (const o of kept) {
@@ -261,6 +316,12 @@ export function createReplayMemo() {
 }
 
 export type ReplayMemo = ReturnType<typeof createReplayMemo>
+
+/** Two ascending date lists as one, ascending, each date once. */
+function mergeDates(stored: readonly IsoDate[], kept: readonly IsoDate[]): IsoDate[] {
+  if (kept.length === 0) return [...stored]
+  return [...new Set([...stored, ...kept])].sort()
+}
 
 /** The smaller of two values, a null standing for none (SQL's `min`). */
 function least<T extends string>(min: T | null, value: T | null): T | null {

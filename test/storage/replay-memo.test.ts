@@ -17,7 +17,14 @@ describe('replay memo', () => {
     const inputs = createPlanInputRepository(t.db)
     const memo = createReplayMemo()
     // the two first days were in the store before the replay; it rebuilds the others in order
-    const row = (code: string, rank: number) => ({ code, score: 50, rank, tier: 'reject', build_id: 'b' })
+    const row = (code: string, rank: number) => ({
+      code,
+      score: 50,
+      rank,
+      tier: 'reject' as const,
+      build_id: 'b',
+      graph_evidence: '[]',
+    })
     for (const [i, date] of DATES.entries()) {
       await t.db
         .insertInto('tier_scores')
