@@ -4,7 +4,6 @@
  * score weights only what each stock has (see `combineSignals`). Signs are not assumed here: each signal's weight,
  * sign included, is learned walk-forward from the plan's own track record (`signal-weights.ts`).
  */
-import { percentileRanks } from './rank.js'
 
 export const SIGNAL_NAMES = [
   'reversal_5d',
@@ -283,18 +282,51 @@ export function stockSignals(
 export function normaliseSignals(
   raw: ReadonlyMap<string, Record<SignalName | 'size_proxy', number | null>>,
 ): Map<string, SignalValues> {
-  const out = new Map<string, SignalValues>()
-  for (const code of raw.keys()) out.set(code, {})
+  const codes = [...raw.keys()]
+  const rows = [...raw.values()]
+  const n = rows.length
   let withMv = 0
-  for (const values of raw.values()) if (values.size !== null) withMv++
-  const sizeKey = withMv * 2 >= raw.size && withMv > 0 ? 'size' : 'size_proxy'
+  for (const values of rows) if (values.size !== null) withMv++
+  const sizeKey = withMv * 2 >= n && withMv > 0 ? 'size' : 'size_proxy'
+  // per signal, each row's percentile (NaN without the signal): typed columns and one index sort per signal, where
+  // a map and a [code, value] pair per stock per signal were a quarter of the day's scoring
+  const percentiles: Array<Float64Array | null> = []
+  const column = new Float64Array(n)
+  const order = new Int32Array(n)
   for (const name of SIGNAL_NAMES) {
     const key = name === 'size' ? sizeKey : name
-    const column = new Map<string, number | null>()
-    for (const [code, values] of raw) column.set(code, values[key])
-    const ranks = percentileRanks(column)
-    if (ranks.size < 2) continue // one stock has no cross-section to rank in
-    for (const [code, pct] of ranks) out.get(code)![name] = 2 * pct - 1
+    let m = 0
+    for (let i = 0; i < n; i++) {
+      const v = rows[i]![key]
+      if (v !== null && Number.isFinite(v)) {
+        column[i] = v
+        order[m++] = i
+      }
+    }
+    if (m < 2) {
+      percentiles.push(null) // one stock has no cross-section to rank in
+      continue
+    }
+    const present = order.subarray(0, m).sort((a, b) => column[a]! - column[b]!)
+    const pct = new Float64Array(n).fill(Number.NaN)
+    let i = 0
+    while (i < m) {
+      let j = i
+      while (j + 1 < m && column[present[j + 1]!] === column[present[i]!]) j++
+      const shared = (i + j) / 2 / (m - 1) // ties share their rank
+      for (let k = i; k <= j; k++) pct[present[k]!] = shared
+      i = j + 1
+    }
+    percentiles.push(pct)
+  }
+  const out = new Map<string, SignalValues>()
+  for (let i = 0; i < n; i++) {
+    const own: Partial<Record<SignalName, number>> = {}
+    for (let s = 0; s < SIGNAL_NAMES.length; s++) {
+      const pct = percentiles[s]?.[i]
+      if (pct !== undefined && !Number.isNaN(pct)) own[SIGNAL_NAMES[s]!] = 2 * pct - 1
+    }
+    out.set(codes[i]!, own)
   }
   return out
 }

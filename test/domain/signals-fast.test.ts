@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { stockSignals } from '../../src/domain/signals.js'
-import { referenceBarSignals } from '../support/signals-reference.js'
+import { normaliseSignals, SIGNAL_NAMES, stockSignals } from '../../src/domain/signals.js'
+import { referenceBarSignals, referenceNormaliseSignals } from '../support/signals-reference.js'
 
 const NO_FACTS = { totalMv: null, peTtm: null, pb: null, roe: null, cashConversion: null, upside: null, heat: null }
 
@@ -64,6 +64,40 @@ describe('the allocation-free signals equal the array-per-window computation', (
           const got = stockSignals(bars, NO_FACTS, index)
           for (const [name, value] of Object.entries(expected))
             expect([name, got[name as keyof typeof got]]).toEqual([name, value])
+        }
+      }),
+      { numRuns: 400 },
+    )
+  })
+})
+
+describe('the typed-column cross-sectional ranks equal the map-per-signal computation', () => {
+  // few distinct values so ties are common; nulls, NaN and infinities are not ranked; size present for a share
+  const value = fc.oneof(
+    { weight: 6, arbitrary: fc.integer({ min: -3, max: 3 }).map((x) => x / 2) },
+    { weight: 6, arbitrary: fc.double({ noNaN: true, noDefaultInfinity: true }) },
+    fc.constant(null),
+    fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, -0),
+  )
+  const row = fc.record(
+    Object.fromEntries([...SIGNAL_NAMES, 'size_proxy'].map((name) => [name, value])) as Record<
+      string,
+      fc.Arbitrary<number | null>
+    >,
+  )
+  it('same values, same keys in the same order, for every code', () => {
+    fc.assert(
+      fc.property(fc.array(row, { maxLength: 40 }), (rows) => {
+        const raw = new Map(rows.map((r, i) => [`${String(i).padStart(6, '0')}.SZ`, r])) as unknown as Parameters<
+          typeof normaliseSignals
+        >[0]
+        const fast = normaliseSignals(raw)
+        const reference = referenceNormaliseSignals(raw)
+        expect([...fast.keys()]).toEqual([...reference.keys()])
+        for (const [code, values] of reference) {
+          expect(Object.keys(fast.get(code)!)).toEqual(Object.keys(values))
+          for (const [name, v] of Object.entries(values))
+            expect(Object.is((fast.get(code) as Record<string, number>)[name], v)).toBe(true)
         }
       }),
       { numRuns: 400 },

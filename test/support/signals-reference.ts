@@ -2,7 +2,8 @@
  * The bar-derived signals as `stockSignals` computed them before issue 28 made them allocation-free (arrays per
  * window, filters, slices): the oracle the faster code must match bit for bit. Frozen; not used by the service.
  */
-import { SIGNAL_WINDOWS } from '../../src/domain/signals.js'
+import { percentileRanks } from '../../src/domain/rank.js'
+import { SIGNAL_NAMES, SIGNAL_WINDOWS, type SignalName, type SignalValues } from '../../src/domain/signals.js'
 
 const W = SIGNAL_WINDOWS
 
@@ -116,4 +117,22 @@ export function referenceBarSignals(bars: PlainBars, indexReturns: ReadonlyMap<s
     trend: ma20 !== null && ma60 !== null && ma60 > 0 ? ma20 / ma60 - 1 : null,
     liquidity: positive(amount20) === null ? null : Math.log(amount20!),
   }
+}
+
+/** `normaliseSignals` as it was before it ranked typed columns: a map and a [code, value] pair per signal. Frozen. */
+export function referenceNormaliseSignals(
+  raw: ReadonlyMap<string, Record<SignalName | 'size_proxy', number | null>>,
+): Map<string, SignalValues> {
+  const out = new Map<string, SignalValues>()
+  for (const code of raw.keys()) out.set(code, {})
+  let withMv = 0
+  for (const values of raw.values()) if (values.size !== null) withMv++
+  const sizeKey = withMv * 2 >= raw.size && withMv > 0 ? 'size' : 'size_proxy'
+  for (const name of SIGNAL_NAMES) {
+    const key = name === 'size' ? sizeKey : name
+    const ranks = percentileRanks(new Map([...raw].map(([code, values]) => [code, values[key]])))
+    if (ranks.size < 2) continue
+    for (const [code, pct] of ranks) (out.get(code) as Record<string, number>)[name] = 2 * pct - 1
+  }
+  return out
 }
