@@ -18,6 +18,7 @@ import {
 import { mean, roundTo as round } from './stats.js'
 import { eventEma, type ThemeEvent } from './theme-heat.js'
 import { assignTiers, isEligible, type TierCuts } from './tiers.js'
+import { tradingDaysBetween } from './trading-days.js'
 
 /** A code's bars as columns, oldest first; `preClose` and `isSt` are the last bar's. */
 export interface BarSeries {
@@ -136,7 +137,7 @@ export function features(security: BuildSecurity, bars: BarSeries): Features {
 
 function listedDays(listDate: string | null, calendar: readonly string[]): number {
   if (listDate === null || calendar.length === 0 || listDate < calendar[0]!) return NEVER_NEW
-  return calendar.filter((d) => d >= listDate).length
+  return tradingDaysBetween(calendar, listDate)
 }
 
 /** Share of distinct codes (traded on the day) that closed above the previous close. */

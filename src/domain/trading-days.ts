@@ -32,3 +32,26 @@ export function notATradingDay(date: string, around: CalendarAround): string | u
           .join(' and ')}; use one of those`
   return `${date} is ${why}, not a trading day: ${advice}`
 }
+
+/** The first index of the ascending `calendar` whose day is after `date` (`orOn`: on or after it); its length if none. */
+function firstIndexPast(calendar: readonly string[], date: string, orOn: boolean): number {
+  let lo = 0
+  let hi = calendar.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    const day = calendar[mid]!
+    if (day < date || (!orOn && day === date)) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/**
+ * How many days of the ascending `calendar` lie from `from` to `to`, both included (to the calendar's end without
+ * `to`). A binary search: a count by filter, per stock per day, grew with the history (issue 28's flatness).
+ */
+export function tradingDaysBetween(calendar: readonly string[], from: string, to?: string): number {
+  const first = firstIndexPast(calendar, from, true)
+  const end = to === undefined ? calendar.length : firstIndexPast(calendar, to, false)
+  return Math.max(0, end - first)
+}

@@ -3,6 +3,7 @@ import { limitRatio } from '../domain/limit-rules.js'
 import { computeOutcomes, type EntryBar, HORIZONS, limitUpPrice, outcomeWindow } from '../domain/outcomes.js'
 import { signalIcs } from '../domain/signal-ic.js'
 import type { SignalName } from '../domain/signals.js'
+import { tradingDaysBetween } from '../domain/trading-days.js'
 import type { Logger } from '../logger.js'
 import type { MarketDataRepository } from '../storage/market-data.repository.js'
 import type { EntryBarRow, OutcomesRepository } from '../storage/outcomes.repository.js'
@@ -32,7 +33,7 @@ export interface OutcomesJobResult extends JobResult {
 /** Trading days from listing to `date`, 1 on the first day; Infinity when unknown or before the known calendar. */
 function listedDaysOn(listDate: IsoDate | null, date: IsoDate, calendar: readonly IsoDate[]): number {
   if (listDate === null || calendar.length === 0 || listDate < calendar[0]!) return Number.POSITIVE_INFINITY
-  return calendar.filter((d) => d >= listDate && d <= date).length
+  return tradingDaysBetween(calendar, listDate, date)
 }
 
 function entryBar(row: EntryBarRow, date: IsoDate, calendar: readonly IsoDate[]): EntryBar {

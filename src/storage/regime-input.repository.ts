@@ -1,5 +1,6 @@
 import type { Board } from '../domain/codes.js'
 import type { MarketInput } from '../domain/regime.js'
+import { tradingDaysBetween } from '../domain/trading-days.js'
 import type { Db } from './db.js'
 import type { IsoDate } from './schema.js'
 
@@ -40,7 +41,7 @@ export function maWindowStart(date: IsoDate, calendar: readonly IsoDate[]): IsoD
 /** The regime's input from the rows of the date: the same figures whether the rows came from SQL or memory. */
 export function assembleMarketInput(date: IsoDate, calendar: readonly IsoDate[], rows: MarketRows): MarketInput {
   const tradingDaysSince = (listDate: IsoDate | null): number | undefined =>
-    listDate === null ? undefined : calendar.filter((d) => d >= listDate && d <= date).length
+    listDate === null ? undefined : tradingDaysBetween(calendar, listDate, date)
   const indexLast = rows.index[0]
   return {
     date,
