@@ -68,8 +68,7 @@ function staleText(
 /** The signals no stock had data for on the day (e.g. value_ep without daily_basic), in words, or ''. */
 function missingSignalsText(rows: readonly { readonly signals: Readonly<Record<string, number>> }[]): string {
   if (rows.length === 0) return ''
-  const seen = new Set(rows.flatMap((r) => Object.keys(r.signals)))
-  const missing = SIGNAL_NAMES.filter((name) => !seen.has(name))
+  const missing = SIGNAL_NAMES.filter((name) => !rows.some((r) => Object.hasOwn(r.signals, name)))
   return missing.length === 0 ? '' : `no data for signals ${missing.join(', ')} (they carry no weight today)`
 }
 
