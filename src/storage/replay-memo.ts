@@ -108,7 +108,7 @@ export function createReplayMemo() {
   }
 
   return {
-    /** The build committed the date's tier rows. */
+    /** The build scored the date's tier rows (they may still be being written). */
     keepTiers(date: IsoDate, rows: readonly ScoredStock[]): void {
       if (lastBuilt !== undefined && lastBuilt < date) previousTierDate.set(date, lastBuilt)
       if (lastBuilt === undefined || lastBuilt < date) built.push(date)
@@ -125,7 +125,7 @@ export function createReplayMemo() {
       if (kept.length > KEPT_DAYS) forgetBefore(kept[kept.length - KEPT_DAYS]!)
     },
 
-    /** The plan committed the date's daily rows, and published its regime. */
+    /** The plan published the date's daily rows (they may still be being written) and its regime. */
     keepDaily(date: IsoDate, rows: readonly NewStockDailyRow[], regime: string): void {
       for (const row of rows) latestDaily.set(row.code, row as StockDailyRow)
       dailyDays.set(date, new Map(rows.map((r) => [r.code, { verdict: r.verdict, logicState: r.logic_state }])))
@@ -241,7 +241,8 @@ export function createReplayMemo() {
         datesWithoutIc: async (horizon) =>
           mergeDates(
             await repo.datesWithoutIc(horizon),
-            keptDates(horizon).filter((d) => !icWritten.has(outcomeKey(d, horizon))),
+            // only days this replay built: their builds have weights, as the store's query asks of a day
+            keptDates(horizon).filter((d) => builtDates.has(d) && !icWritten.has(outcomeKey(d, horizon))),
           ),
         insert: async (date, horizon, exitDate, ics) => {
           await repo.insert(date, horizon, exitDate, ics)
