@@ -2,11 +2,11 @@
  * A first load of daily_bars straight from the files: into an empty daily_bars, with no ST history stored,
  * the bundle's bars and their factors (zipped line by line in node, see jobs/import/bars-by-copy.ts) go in by
  * one COPY, without the table's indexes, which are built once the rows are in. No staging table, no join, no
- * second write of the rows. The rows are checked afterwards in one scan (required fields, ranges, high not
- * below low) that also gathers the codes for node's converter.
+ * second write of the rows. COPY checks each row as it writes it (required fields, ranges, high not below low,
+ * as a constraint for the load's duration), and node's converter judges the distinct codes node gathered.
  *
- * Anything else (a store with bars or ST periods, a record that is not plain or not zipped, a value out of
- * range, a value PostgreSQL refuses) rolls back to the savepoint and the caller stages the files, whose checks
+ * Anything else (a store with bars or ST periods, a record that is not plain or not zipped, a row the checks
+ * refuse, a value PostgreSQL refuses) rolls back to the savepoint and the caller stages the files, whose checks
  * name the file, line and reason as always.
  */
 import { Readable } from 'node:stream'
@@ -15,7 +15,7 @@ import type pg from 'pg'
 import { from as copyFrom } from 'pg-copy-streams'
 import type { ColumnSpec, RowCheck } from './csv-formats.js'
 import { type Cell, LOAD_TIMEOUT_MS } from './import-staging.js'
-import { asNodeWrites, distinctValues, isDataError, rowConditions } from './verbatim-staging.js'
+import { asNodeWrites, isDataError, rowConditions } from './verbatim-staging.js'
 
 export interface BarsFile {
   /** daily_bars columns in the order of each record's fields. */
@@ -25,6 +25,8 @@ export interface BarsFile {
   readonly data: AsyncIterable<Buffer>
   /** After `data` ended: whether every record was plain and had its factor, in key order. */
   readonly whole: () => boolean
+  /** After `data` ended: the distinct codes of the records. */
+  readonly codes: () => readonly string[]
   /** Cells of text column `column` for distinct raw values, as node makes them; undefined for a refused value. */
   readonly convert: (column: number, raws: readonly string[]) => (Cell | undefined)[]
 }
@@ -39,6 +41,8 @@ export type BarsOutcome =
   | { readonly loaded: false; readonly why: string }
 
 const ident = (name: string): string => `"${name.replaceAll('"', '""')}"`
+/** The row checks' constraint while the COPY runs. */
+const CHECK = 'daily_bars_by_copy_check'
 const long = (text: string): pg.QueryConfig => Object.assign({ text }, { query_timeout: LOAD_TIMEOUT_MS })
 
 /** A unique or not-null violation (class 23) or a data exception (class 22): the rows are not what node takes. */
@@ -59,6 +63,8 @@ export async function loadBarsByCopy(client: pg.PoolClient, file: BarsFile): Pro
 }
 
 async function loadInSavepoint(client: pg.PoolClient, file: BarsFile): Promise<BarsOutcome> {
+  const code = file.columns.findIndex((c) => c.name === 'code')
+  if (file.columns.some((c, i) => c.type === 'text' && i !== code)) return { loaded: false, why: 'a text column' }
   // asked before the lock too, so that a store with bars never waits for its readers here
   if (!(await loadable(client))) return { loaded: false, why: 'the store holds bars or ST periods' }
   await client.query('lock table daily_bars in access exclusive mode')
@@ -66,6 +72,11 @@ async function loadInSavepoint(client: pg.PoolClient, file: BarsFile): Promise<B
   // the index builds sort 2 M keys: in the default 64 MB they spill to disk (the merge sets the same)
   await client.query(`set local maintenance_work_mem = '256MB'`)
   const rebuild = await dropBarIndexes(client)
+  // the row checks as a constraint COPY applies to each row it writes (no scan afterwards); dropped once done
+  const conditions = rowConditions(file.columns, file.checks)
+  if (conditions.length > 0) {
+    await client.query(`alter table daily_bars add constraint ${CHECK} check (${conditions.join(' and ')}) not valid`)
+  }
   const copy = copyFrom(
     `copy daily_bars (${file.columns.map((c) => ident(c.name)).join(', ')}) from stdin (format csv)`,
   )
@@ -74,22 +85,12 @@ async function loadInSavepoint(client: pg.PoolClient, file: BarsFile): Promise<B
   const started = performance.now()
   await pipeline(Readable.from(file.data, { objectMode: false }), stream)
   const copied = performance.now()
-  if (!file.whole())
+  if (!file.whole()) {
     return { loaded: false, why: 'a record that is not plain, not in key order, or without its factor' }
-  // the rows are checked in the scan that gathers the codes
-  let conditions = rowConditions(file.columns, file.checks)
-  for (const [index, column] of file.columns.entries()) {
-    if (column.type !== 'text') continue
-    const { values, fine } = await distinctValues(client, 'daily_bars', column.name, conditions)
-    if (!fine) return { loaded: false, why: 'a value out of range or a row check' }
-    conditions = []
-    if (!values || !asNodeWrites(file, index, values)) {
-      return { loaded: false, why: `a value of ${column.name} node writes otherwise or refuses, or too many` }
-    }
   }
-  if (conditions.length > 0) {
-    const bad = await client.query(long(`select 1 from daily_bars where not (${conditions.join(' and ')}) limit 1`))
-    if (bad.rowCount !== 0) return { loaded: false, why: 'a value out of range or a row check' }
+  if (conditions.length > 0) await client.query(`alter table daily_bars drop constraint ${CHECK}`)
+  if (!asNodeWrites(file, code, file.codes())) {
+    return { loaded: false, why: 'a code node writes otherwise or refuses' }
   }
   const checked = performance.now()
   for (const create of rebuild) await client.query(long(create))

@@ -159,7 +159,7 @@ const MAX_DISTINCT = 100_000
  * The distinct values of text column `column` (undefined when there are too many to ask node about) and whether
  * every row meets `conditions`.
  */
-export async function distinctValues(
+async function distinctValues(
   client: pg.PoolClient,
   table: string,
   column: string,

@@ -45,6 +45,7 @@ export async function loadBarsByCopy(
     checks: [...daily.spec.checks, ...adj.spec.checks],
     data: zipped.chunks,
     whole: () => bars.plain() && factors.plain() && zipped.zipped(),
+    codes: zipped.codes,
     convert: textConverter(dailyPlan.plan),
   })
   progress.done(outcome.loaded ? `daily.csv + adj_factor.csv: ${outcome.rows} bars loaded` : undefined)

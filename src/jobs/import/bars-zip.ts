@@ -47,15 +47,17 @@ export interface ZippedBars {
   readonly chunks: AsyncIterable<Buffer>
   /** After `chunks` ended: whether every bar had its factor, in order, and no factor was left over. */
   zipped(): boolean
+  /** The codes of the bars zipped, each once (they come in order). */
+  codes(): readonly string[]
 }
 
 /** The zipped records of `daily` and `adj` (each the bytes after its header). */
 export function zipBars(daily: AsyncIterable<Buffer>, adj: AsyncIterable<Buffer>, layout: ZipLayout): ZippedBars {
   let zipped = false
+  const writer = new BarWriter(layout)
   async function* chunks(): AsyncGenerator<Buffer> {
     const d = new LineReader(daily[Symbol.asyncIterator]())
     const a = new LineReader(adj[Symbol.asyncIterator]())
-    const writer = new BarWriter(layout)
     try {
       for (;;) {
         let dEnd = -1
@@ -84,7 +86,7 @@ export function zipBars(daily: AsyncIterable<Buffer>, adj: AsyncIterable<Buffer>
       await a.close()
     }
   }
-  return { chunks: chunks(), zipped: () => zipped }
+  return { chunks: chunks(), zipped: () => zipped, codes: () => writer.codes }
 }
 
 class LineReader {
@@ -133,6 +135,7 @@ class BarWriter {
   #previousDateLength = 0
   #out = Buffer.allocUnsafe(OUT_BYTES)
   size = 0
+  readonly codes: string[] = []
 
   constructor(layout: ZipLayout) {
     this.#layout = layout
@@ -225,6 +228,7 @@ class BarWriter {
       }
     }
     for (let i = 0; i < codeLength; i++) previous[i] = buf[codeStart + i]!
+    this.codes.push(buf.toString('utf8', codeStart, codeEnd))
     for (let i = 0; i < dateLength; i++) previous[LONGEST_KEY + i] = buf[dateStart + i]!
     this.#previousCodeLength = codeLength
     this.#previousDateLength = dateLength
