@@ -1,8 +1,8 @@
 /**
  * The import's transactions: one pooled client per transaction, committed on success and rolled back on any
  * error, with the staging, upsert and bundle-merge statements run inside it. The job decides what to load and
- * in which order; everything said to PostgreSQL is here and in import-staging.ts, verbatim-staging.ts, bars-by-copy.ts and
- * tushare-merge.ts.
+ * in which order; everything said to PostgreSQL is here and in import-staging.ts, verbatim-staging.ts,
+ * bars-by-copy.ts and tushare-merge.ts.
  */
 import type pg from 'pg'
 import { throwIfAborted } from '../abort.js'
