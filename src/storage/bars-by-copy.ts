@@ -1,6 +1,7 @@
 /**
- * A first load of daily_bars straight from the files: into an empty daily_bars, with no ST history stored,
- * the bundle's bars and their factors (zipped line by line in node, see jobs/import/bars-by-copy.ts) go in by
+ * A first load of daily_bars straight from the files: into an empty daily_bars, with no ST history stored (every
+ * bar's is_st is false until the bundle's own ST history is merged and refreshes it), the bundle's bars and
+ * their factors (zipped line by line in node, see jobs/import/bars-by-copy.ts) go in by
  * one COPY, without the table's indexes, which are built once the rows are in. No staging table, no join, no
  * second write of the rows. COPY checks each row as it writes it (required fields, ranges, high not below low,
  * as a constraint for the load's duration), and node's converter judges the distinct codes node gathered.

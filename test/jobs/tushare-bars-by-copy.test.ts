@@ -40,12 +40,15 @@ const key = (line: string): string => line.split(',').slice(0, 2).join(',')
 /**
  * The golden bundle's bars as a first full-market load brings them: stock_basic, trade_cal, index_daily,
  * daily.csv in (code, trade_date) order and adj_factor.csv holding the factors of those bars in the same order;
- * `edit` then changes the two files' lines (header first).
+ * `edit` then changes the two files' lines (header first). `others`: more of the golden bundle's files.
  */
-async function barsBundle(edit?: (daily: string[], adj: string[]) => void): Promise<string> {
+async function barsBundle(
+  edit?: (daily: string[], adj: string[]) => void,
+  others: readonly string[] = [],
+): Promise<string> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'stockplan-bars-by-copy-'))
   temps.push(dir)
-  for (const file of ['stock_basic.csv', 'trade_cal.csv', 'index_daily.csv']) {
+  for (const file of ['stock_basic.csv', 'trade_cal.csv', 'index_daily.csv', ...others]) {
     await cp(path.join(GOLDEN, file), path.join(dir, file))
   }
   const lines = async (file: string) =>
@@ -131,6 +134,33 @@ describe('tushare import: a first load of bars by one COPY', () => {
       expect(await rows(t, ALL_BARS)).toEqual(await rows(byCopy, ALL_BARS))
     } finally {
       await t.drop()
+    }
+  })
+
+  it('flags ST from the name changes of the bundle and adds its suspensions as the merge does', async () => {
+    const others = ['namechange.csv', 'suspend_d.csv']
+    const reversed = (_daily: string[], adj: string[]) => adj.splice(1, adj.length - 1, ...adj.slice(1).reverse())
+    const [copied, merged] = [await createTestDatabase(), await createTestDatabase()]
+    try {
+      expect(loadedByCopy((await runImport(copied, await barsBundle(undefined, others))).logged)).toBe(true)
+      expect(loadedByCopy((await runImport(merged, await barsBundle(reversed, others))).logged)).toBe(false)
+      // 600301.SH is ST from 2024-01-10 through 2024-02-20; 000540.SZ is suspended three whole days
+      const flagged = await rows(
+        copied,
+        `select count(*)::int as n from daily_bars where is_st and code = '600301.SH'
+        and trade_date between '2024-01-10' and '2024-02-20'`,
+      )
+      const st = await rows(copied, 'select count(*)::int as n from daily_bars where is_st')
+      const suspended = await rows(copied, 'select count(*)::int as n from daily_bars where is_suspended')
+      expect(st).toEqual(flagged)
+      expect(flagged[0]!.n).toBeGreaterThan(20)
+      expect(suspended).toEqual([{ n: 3 }])
+      for (const query of [ALL_BARS, 'select * from st_periods order by code, start_date']) {
+        expect(await rows(copied, query)).toEqual(await rows(merged, query))
+      }
+    } finally {
+      await copied.drop()
+      await merged.drop()
     }
   })
 

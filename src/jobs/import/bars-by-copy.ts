@@ -1,9 +1,10 @@
 /**
  * A first load of a tushare bundle's bars: daily.csv and adj_factor.csv, each checked byte by byte as its
  * staging by COPY would be (verbatim-stage.ts), zipped line by line (bars-zip.ts) and written by one COPY into
- * the empty daily_bars (storage/bars-by-copy.ts). Only for a bundle whose other files touch no bar (no
- * daily_basic, stk_limit, suspend_d, namechange or stock_st): those are joined onto the staged bars. Any doubt
- * and nothing is written: the files are then staged and merged as before, which names a bad row's line.
+ * the empty daily_bars (storage/bars-by-copy.ts). Not for a bundle with daily_basic or stk_limit, whose values
+ * are joined onto the staged bars. The bundle's ST history (namechange, stock_st) flags the bars afterwards, as
+ * the merge's refresh of is_st does for stored bars; its suspensions become bars after the loaded ones. Any
+ * doubt and nothing is written: the files are then staged and merged as before, which names a bad row's line.
  */
 import type { BarsOutcome } from '../../storage/bars-by-copy.js'
 import type { TushareStage } from '../../storage/csv-formats.js'
@@ -13,8 +14,8 @@ import { type ZipLayout, zipBars, zipRuns } from './bars-zip.js'
 import { verbatimData } from './verbatim-source.js'
 import { planVerbatim, textConverter, type VerbatimInput, type VerbatimPlan } from './verbatim-stage.js'
 
-/** Files whose merge writes onto the bundle's bars or needs them staged. */
-const ONTO_BARS: readonly TushareStage[] = ['daily_basic', 'stk_limit', 'suspend_d', 'namechange', 'stock_st']
+/** Files whose values the merge writes into the bundle's bars as it inserts them from staging. */
+const ONTO_BARS: readonly TushareStage[] = ['daily_basic', 'stk_limit']
 
 /** Whether a bundle of `stages` may load its bars by COPY (the store is asked later). */
 export function barsByCopyFits(stages: ReadonlySet<string>): boolean {
