@@ -108,9 +108,14 @@ async function main(): Promise<void> {
         .reduce((n, f) => n + f.rows, 0)
       const merge = events.find((e) => e.msg === 'tushare bundle merged')?.merge_ms
       line(label, rows, ms, baselineRate, `  (merge ms ${JSON.stringify(merge)})`)
-      const staged = events
-        .filter((e) => e.msg === 'staged by COPY' || e.msg === 'staging the file row by row')
-        .map((e) => (e.msg === 'staged by COPY' ? `${e.file} by COPY ${e.ms} ms` : `${e.file} row by row (${e.why})`))
+      const staged = events.flatMap((e) => {
+        if (e.msg === 'staged by COPY') return [`${e.file} by COPY ${e.ms} ms`]
+        if (e.msg === 'staging the file row by row') return [`${e.file} row by row (${e.why})`]
+        if (e.msg === 'bars loaded by COPY')
+          return [`daily.csv + adj_factor.csv into daily_bars by one COPY ${e.ms} ms ${JSON.stringify(e.steps_ms)}`]
+        if (e.msg === 'bars staged: not loaded by COPY') return [`bars not loaded by one COPY (${e.why})`]
+        return []
+      })
       if (staged.length > 0) console.log(`  staging: ${staged.join('; ')}`)
       console.log(`  ${result.summary}`)
     }

@@ -1,10 +1,12 @@
 /**
  * The import's transactions: one pooled client per transaction, committed on success and rolled back on any
  * error, with the staging, upsert and bundle-merge statements run inside it. The job decides what to load and
- * in which order; everything said to PostgreSQL is here and in import-staging.ts and tushare-merge.ts.
+ * in which order; everything said to PostgreSQL is here and in import-staging.ts, verbatim-staging.ts,
+ * bars-by-copy.ts and tushare-merge.ts.
  */
 import type pg from 'pg'
 import { throwIfAborted } from '../abort.js'
+import { type BarsFile, type BarsOutcome, loadBarsByCopy } from './bars-by-copy.js'
 import type { ColumnSpec, TushareStage } from './csv-formats.js'
 import {
   analyzeStaging,
@@ -32,6 +34,8 @@ export interface ImportTransaction {
   ): Promise<{ staging: Staging; rows: number }>
   /** The same staging from the file's bytes, checked and converted in SQL; or why it was left to `stage`. */
   stageVerbatim(file: VerbatimFile): Promise<VerbatimOutcome>
+  /** A first load of bars and their factors by one COPY into the empty daily_bars; or why it was left to staging. */
+  loadBars(file: BarsFile): Promise<BarsOutcome>
   /** Planner statistics for a staging table that is joined later (the bundle merge). */
   analyze(staging: Staging): Promise<void>
   /** The staged rows into `table`; DuplicateKeyError when the file repeats a key. */
@@ -84,6 +88,7 @@ export function createImportStore(pool: pg.Pool): ImportStore {
             return { staging, rows: await copyIntoStaging(client, staging, copyText) }
           },
           stageVerbatim: (file) => stageVerbatim(client, file),
+          loadBars: (file) => loadBarsByCopy(client, file),
           analyze: (staging) => analyzeStaging(client, staging),
           upsert: (staging, table, primaryKey) => upsertFromStaging(client, staging, table, primaryKey),
           mergeTushare: (staged, timings) => mergeTushareBundle(client, staged, timings),

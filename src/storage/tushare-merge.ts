@@ -20,6 +20,7 @@
  *   ths_daily rows become concept_bars.
  */
 import type pg from 'pg'
+import { dropBarIndexes } from './bars-by-copy.js'
 import type { TushareStage } from './csv-formats.js'
 import { ImportError } from './import-error.js'
 
@@ -326,22 +327,13 @@ async function insertIntoEmptyBars(
       await client.query('rollback to savepoint first_load')
       return undefined
     }
-    const { rows: indexes } = await client.query<{ drop: string; create: string }>(
-      `select case when c.conname is null then format('drop index %s', i.indexrelid::regclass)
-                   else format('alter table daily_bars drop constraint %I', c.conname) end as drop,
-              case when c.conname is null then pg_get_indexdef(i.indexrelid)
-                   else format('alter table daily_bars add constraint %I %s', c.conname, pg_get_constraintdef(c.oid))
-              end as create
-       from pg_index i left join pg_constraint c on c.conindid = i.indexrelid and c.conrelid = i.indrelid
-       where i.indrelid = 'daily_bars'::regclass`,
-    )
-    for (const index of indexes) await client.query(index.drop)
+    const rebuild = await dropBarIndexes(client)
     const result = await client.query(insert)
     if (expected !== undefined && result.rowCount !== expected) {
       await client.query('rollback to savepoint first_load')
       return undefined
     }
-    for (const index of indexes) await client.query(index.create)
+    for (const create of rebuild) await client.query(create)
     await client.query('release savepoint first_load')
     return result.rowCount ?? 0
   } catch (err) {

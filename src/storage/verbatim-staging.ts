@@ -50,7 +50,7 @@ const ident = (name: string): string => `"${name.replaceAll('"', '""')}"`
 const long = (text: string): pg.QueryConfig => Object.assign({ text }, { query_timeout: LOAD_TIMEOUT_MS })
 
 /** PostgreSQL's data exceptions (class 22): a value COPY or a cast refuses. */
-const isDataError = (err: unknown): boolean => /^22/.test((err as { code?: string }).code ?? '')
+export const isDataError = (err: unknown): boolean => /^22/.test((err as { code?: string }).code ?? '')
 
 /** Why `file` cannot be staged by COPY whatever its bytes, or undefined. */
 export function verbatimBlocker(
@@ -117,17 +117,7 @@ async function stageInSavepoint(client: pg.PoolClient, file: VerbatimFile): Prom
   if (!file.plain()) return { staged: false, why: 'a record that is not plain fields of the grammar node accepts' }
   const rows = stream.rowCount
 
-  const conditions: string[] = []
-  for (const column of file.columns) {
-    const value = ident(column.name)
-    if (!column.nullable) conditions.push(`${value} is not null`)
-    const { min, max } = column
-    if (min !== undefined) conditions.push(`(${value} < ${min}) is not true`)
-    if (max !== undefined) conditions.push(`(${value} > ${max}) is not true`)
-  }
-  if (file.checks.includes('high_not_below_low') && file.columns.some((c) => c.name === 'high')) {
-    if (file.columns.some((c) => c.name === 'low')) conditions.push('(high < low) is not true')
-  }
+  const conditions = rowConditions(file.columns, file.checks)
   // the rows are checked in the same scan that gathers the first text column's values
   let rowsChecked = conditions.length === 0
   for (const [index, column] of file.columns.entries()) {
@@ -144,6 +134,22 @@ async function stageInSavepoint(client: pg.PoolClient, file: VerbatimFile): Prom
     if (bad.rowCount !== 0) return { staged: false, why: 'a value out of range or a row check' }
   }
   return { staged: true, staging: { name, columns: file.columns }, rows }
+}
+
+/** What every row of `columns` must meet (required, ranges, high not below low), as SQL conditions. */
+export function rowConditions(columns: readonly ColumnSpec[], checks: readonly RowCheck[]): string[] {
+  const conditions: string[] = []
+  for (const column of columns) {
+    const value = ident(column.name)
+    if (!column.nullable) conditions.push(`${value} is not null`)
+    const { min, max } = column
+    if (min !== undefined) conditions.push(`(${value} < ${min}) is not true`)
+    if (max !== undefined) conditions.push(`(${value} > ${max}) is not true`)
+  }
+  if (checks.includes('high_not_below_low') && columns.some((c) => c.name === 'high')) {
+    if (columns.some((c) => c.name === 'low')) conditions.push('(high < low) is not true')
+  }
+  return conditions
 }
 
 /** Distinct values of a text column node is asked about; a file with more is staged row by row (memory stays flat). */
@@ -168,7 +174,7 @@ async function distinctValues(
 }
 
 /** Whether node writes every one of `raws` (distinct values of text column `index`) as it stands in the file. */
-function asNodeWrites(file: VerbatimFile, index: number, raws: readonly string[]): boolean {
+export function asNodeWrites(file: Pick<VerbatimFile, 'convert'>, index: number, raws: readonly string[]): boolean {
   const cells = file.convert(index, raws)
   return raws.every((raw, i) => cells[i] === raw)
 }

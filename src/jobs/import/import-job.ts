@@ -13,9 +13,10 @@ import { FILE_SPECS, type FileSpec, type ImportFormat, type TushareStage } from 
 import type { ImportStore, ImportTransaction } from '../../storage/import.repository.js'
 import { ImportError } from '../../storage/import-error.js'
 import { type Cell, DuplicateKeyError, rowEncoder, type Staging } from '../../storage/import-staging.js'
-import type { StagedFile } from '../../storage/tushare-merge.js'
+import type { MergeCounts, StagedFile } from '../../storage/tushare-merge.js'
 import { throwIfAborted } from '../job.js'
 import type { Progress } from '../progress.js'
+import { barsByCopyFits, loadBarsByCopy } from './bars-by-copy.js'
 import { type CsvEncoding, CsvEncodingError, CsvFile } from './csv-file.js'
 import { type CsvRecord, CsvSyntaxError, type RecordSink } from './csv-reader.js'
 import { planRows, RowError } from './row-parser.js'
@@ -207,11 +208,24 @@ async function importBundle(
     const staged = new Map<TushareStage, StagedFile>()
     const stagedRows = new Map<TushareStage, { rows: number; stagingMs: number }>()
     let securities: Staging | undefined
+    const loaded = new Map<TushareStage, MergeCounts>()
     for (const file of present) {
       throwIfAborted(signal)
       const fileStarted = performance.now()
-      const { staging, rows } = await stageFile(deps, tx, file, encoding, signal)
       const { table } = file.spec
+      if (table === 'adj_factor' && loaded.has('adj_factor')) continue
+      if (table === 'daily') {
+        const bars = await loadBarsFirst(deps, tx, present, encoding, signal)
+        if (bars !== undefined) {
+          loaded
+            .set('daily', { inserted: bars, updated: 0 })
+            .set('adj_factor', { inserted: 0, updated: 0, attached: bars })
+          stagedRows.set('daily', { rows: bars, stagingMs: performance.now() - fileStarted })
+          stagedRows.set('adj_factor', { rows: bars, stagingMs: 0 })
+          continue
+        }
+      }
+      const { staging, rows } = await stageFile(deps, tx, file, encoding, signal)
       if (isStage(table)) {
         await tx.analyze(staging)
         staged.set(table, { name: staging.name, columns: new Set(staging.columns.map((c) => c.name)), rows })
@@ -230,7 +244,7 @@ async function importBundle(
     deps.progress.done('bundle merged')
     deps.log.info({ merge_ms: mergeMs }, 'tushare bundle merged')
     for (const [stage, { rows, stagingMs }] of stagedRows) {
-      const counts = merged.get(stage) ?? { inserted: 0, updated: 0 }
+      const counts = merged.get(stage) ?? loaded.get(stage) ?? { inserted: 0, updated: 0 }
       // fina_indicator's superseded rows were never going to be stored: not counted as rows read for the table
       const superseded = stage === 'fina_indicator' ? (counts.skipped ?? 0) : 0
       const result = fileResult(
@@ -262,6 +276,35 @@ async function importBundle(
   })
   deps.log.info({ files, ms: Math.round(performance.now() - started) }, 'tushare bundle imported')
   return files
+}
+
+/**
+ * A first load's daily.csv and adj_factor.csv by one COPY into the empty daily_bars (bars-by-copy.ts), when the
+ * bundle and the store allow; the bars loaded, or undefined when the files are to be staged as usual.
+ */
+async function loadBarsFirst(
+  deps: ImportDeps,
+  tx: ImportTransaction,
+  present: readonly PresentFile[],
+  encoding: CsvEncoding,
+  signal: AbortSignal,
+): Promise<number | undefined> {
+  const daily = present.find((f) => f.spec.table === 'daily')
+  const adj = present.find((f) => f.spec.table === 'adj_factor')
+  if (encoding !== 'utf8' || !daily || !adj || !barsByCopyFits(new Set(present.map((f) => f.spec.table)))) {
+    return undefined
+  }
+  const started = performance.now()
+  const outcome = await loadBarsByCopy(tx, daily, adj, signal, deps.progress)
+  if (!outcome.loaded) {
+    deps.log.info({ why: outcome.why }, 'bars staged: not loaded by COPY')
+    return undefined
+  }
+  deps.log.info(
+    { rows: outcome.rows, ms: Math.round(performance.now() - started), steps_ms: outcome.ms },
+    'bars loaded by COPY',
+  )
+  return outcome.rows
 }
 
 /**

@@ -11,7 +11,7 @@ import type { Cell } from '../../storage/import-staging.js'
 import { type VerbatimOutcome, verbatimBlocker } from '../../storage/verbatim-staging.js'
 import type { Progress } from '../progress.js'
 import { decimalShift, planRows, RowError, type RowPlan } from './row-parser.js'
-import { type FieldRule, readVerbatimHeader, verbatimData } from './verbatim-source.js'
+import { type FieldRule, readVerbatimHeader, type VerbatimHeader, verbatimData } from './verbatim-source.js'
 
 export interface VerbatimInput {
   readonly spec: FileSpec
@@ -19,22 +19,30 @@ export interface VerbatimInput {
   readonly size: number
 }
 
-export async function stageFileVerbatim(
-  tx: ImportTransaction,
-  file: VerbatimInput,
-  signal: AbortSignal,
-  progress: Progress,
-): Promise<VerbatimOutcome> {
+/** How a file's bytes map onto its row plan's columns, when COPY can read them as they are. */
+export interface VerbatimPlan {
+  readonly header: VerbatimHeader
+  readonly plan: RowPlan
+  /** For each field of a record, in file order: the column it fills, or null for a field the format ignores. */
+  readonly fields: readonly (number | null)[]
+  /** Per column: the power of ten a number's unit factor shifts it by (0: none). */
+  readonly shifts: readonly number[]
+  /** Per field: what its bytes must be. */
+  readonly rules: readonly FieldRule[]
+}
+
+/** The file's verbatim plan, or why its bytes cannot go to COPY as they are. */
+export async function planVerbatim(file: VerbatimInput): Promise<VerbatimPlan | { readonly why: string }> {
   const { spec } = file
-  if (spec.skipRows) return { staged: false, why: 'rows skipped by value' }
-  if (spec.columns.some((c) => c.derive !== undefined)) return { staged: false, why: 'columns derived from the code' }
+  if (spec.skipRows) return { why: 'rows skipped by value' }
+  if (spec.columns.some((c) => c.derive !== undefined)) return { why: 'columns derived from the code' }
   const header = await readVerbatimHeader(file.path)
-  if (!header) return { staged: false, why: 'no plain header on line 1' }
+  if (!header) return { why: 'no plain header on line 1' }
   let plan: RowPlan
   try {
     plan = planRows(spec, header.fields)
   } catch (err) {
-    if (err instanceof RowError) return { staged: false, why: 'a header node refuses' }
+    if (err instanceof RowError) return { why: 'a header node refuses' }
     throw err
   }
   const names = header.fields.map((name) => name.trim().toLowerCase())
@@ -45,29 +53,41 @@ export async function stageFileVerbatim(
   const shifts: number[] = []
   for (const column of plan.columns) {
     const shift = column.type === 'number' ? decimalShift(column) : 0
-    if (shift === undefined) return { staged: false, why: `the unit factor of ${column.name} is no power of ten` }
+    if (shift === undefined) return { why: `the unit factor of ${column.name} is no power of ten` }
     shifts.push(shift)
   }
   const blocker = verbatimBlocker(plan.columns, fields)
-  if (blocker) return { staged: false, why: blocker }
+  if (blocker) return { why: blocker }
   const rules: FieldRule[] = []
   for (const index of fields) {
     const rule = index === null ? IGNORED : ruleOf(plan.columns[index]!)
-    if (!rule) return { staged: false, why: 'dates not in YYYYMMDD' }
+    if (!rule) return { why: 'dates not in YYYYMMDD' }
     rules.push(rule)
   }
-  progress.start(spec.file, file.size, 'bytes')
+  return { header, plan, fields, shifts, rules }
+}
+
+export async function stageFileVerbatim(
+  tx: ImportTransaction,
+  file: VerbatimInput,
+  signal: AbortSignal,
+  progress: Progress,
+): Promise<VerbatimOutcome> {
+  const planned = await planVerbatim(file)
+  if ('why' in planned) return { staged: false, why: planned.why }
+  const { header, plan, fields, shifts, rules } = planned
+  progress.start(file.spec.file, file.size, 'bytes')
   progress.tick(header.dataStart)
   const data = verbatimData(file.path, header.dataStart, rules, signal, progress)
   const outcome = await tx.stageVerbatim({
-    table: spec.table,
+    table: file.spec.table,
     columns: plan.columns,
     fields,
     shifts,
-    checks: spec.checks,
+    checks: file.spec.checks,
     data: data.chunks,
     plain: data.plain,
-    convert: (column, raws) => raws.map((raw) => cellOrUndefined(plan, column, raw)),
+    convert: textConverter(plan),
   })
   // the row by row staging starts the file's progress over
   if (!outcome.staged) progress.done()
@@ -90,6 +110,11 @@ function ruleOf(column: ColumnSpec): FieldRule | undefined {
     default:
       return undefined
   }
+}
+
+/** Cells of column `column` for distinct raw values, as node makes them; undefined for a refused value. */
+export function textConverter(plan: RowPlan): (column: number, raws: readonly string[]) => (Cell | undefined)[] {
+  return (column, raws) => raws.map((raw) => cellOrUndefined(plan, column, raw))
 }
 
 function cellOrUndefined(plan: RowPlan, column: number, raw: string): Cell | undefined {
