@@ -104,6 +104,14 @@ describe('a replay market history answers as the store does', () => {
     }
   })
 
+  it('gives the same PE percentiles as the store on every date', async () => {
+    for (const date of dates) {
+      const fromStore = await demo.services.market.peStats(date)
+      expect(fromStore.size).toBeGreaterThan(100)
+      expect(await history.peStats(date)).toEqual(fromStore)
+    }
+  })
+
   it('refuses a date outside the range it read', async () => {
     await expect(history.missingBars(demo.calendar[0]!)).rejects.toThrow(/market history holds/)
     // a day whose 20-day MA window starts before the history: its figures would be short, so it is refused
