@@ -21,7 +21,7 @@ export async function loadFinancialsHistory(db: Db, to: IsoDate): Promise<Financ
       .orderBy('end_date', 'desc')
       .orderBy('ann_date', 'desc'),
   )
-  const byCode = new Map<string, FinancialRow[]>()
+  const byCode = new Map<string, typeof rows>()
   for (const row of rows) {
     const list = byCode.get(row.code)
     if (list) list.push(row)
@@ -31,7 +31,7 @@ export async function loadFinancialsHistory(db: Db, to: IsoDate): Promise<Financ
     if (date > to) throw new Error(`financials history holds reports announced by ${to}; asked for ${date}`)
     const out = new Map<string, FinancialRow[]>()
     for (const [code, versions] of byCode) {
-      const known: FinancialRow[] = []
+      const known: typeof rows = []
       for (const row of versions) {
         // versions come newest announcement first within a period: the first one known by the date is the one
         if (row.ann_date <= date && known.at(-1)?.end_date !== row.end_date) known.push(row)
