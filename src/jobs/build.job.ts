@@ -31,7 +31,7 @@ export interface BuildDeps {
   /** The published `main` codes of the plan date before `date` (empty when there is none). */
   readonly previousMain: (date: string) => Promise<ReadonlySet<string>>
   /** Where the bars and whole-market figures come from: the store (default), or a replay's history read once. */
-  readonly history?: Pick<MarketHistory, 'bars' | 'marketInput' | 'missingBars'>
+  readonly history?: Pick<MarketHistory, 'bars' | 'marketInput' | 'missingBars' | 'peStats' | 'financials'>
   /** Told once the date's rows are committed. */
   readonly onBuilt?: (date: string) => void
   /** Handed the date's tier rows as they are written (a replay keeps them for the steps that read them back). */
@@ -113,9 +113,9 @@ export async function runBuild(deps: BuildDeps, args: DateArgs, signal: AbortSig
     market.edges(undefined, date),
     market.events(eventsFrom, date),
     market.boardSeries(boardsFrom, date),
-    market.peStats(date),
+    (deps.history?.peStats ?? market.peStats)(date),
     market.basicsOn(date),
-    market.financials(date),
+    (deps.history?.financials ?? market.financials)(date),
     market.forecasts(date),
     market.lastEventDate(date),
     (deps.history?.missingBars ?? market.missingBars)(date),

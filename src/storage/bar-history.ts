@@ -4,7 +4,9 @@ import type { Quote } from '../domain/plan-types.js'
 import type { BarSeries } from '../domain/scoring.js'
 import { lowerBound } from '../domain/stats.js'
 import type { Db } from './db.js'
+import { type FinancialsSource, loadFinancialsHistory } from './financials-history.js'
 import type { EntryBarRow } from './outcomes.repository.js'
+import { loadPeHistory, type PeStatsSource } from './pe-history.js'
 import {
   assembleMarketInput,
   loadIndexCloses,
@@ -34,6 +36,10 @@ export interface MarketHistory {
   readonly exitBars: (date: IsoDate, codes: readonly string[]) => Promise<Map<string, ExitBar>>
   /** The day's close, change and turnover of the codes (`PlanInputRepository.quotes`). */
   readonly quotes: (date: IsoDate, codes: readonly string[]) => Promise<Map<string, Quote>>
+  /** PE(TTM) percentiles over five years (`MarketDataRepository.peStats`), best asked in date order. */
+  readonly peStats: PeStatsSource
+  /** Financial reports as known on the date (`MarketDataRepository.financials`). */
+  readonly financials: FinancialsSource
 }
 
 /** One code's bars as typed columns (off the JS heap, so a year of the market costs the collector nothing). */
@@ -139,10 +145,12 @@ function barOn(c: CodeColumns, day: number): number {
  * (`close x adj / last adj`, the close itself where the factors are equal), `adjFactor` 1.
  */
 export async function loadMarketHistory(db: Db, from: IsoDate, to: IsoDate): Promise<MarketHistory> {
-  const [{ days, history }, securities, indexCloses] = await Promise.all([
+  const [{ days, history }, securities, indexCloses, peStats, financials] = await Promise.all([
     readColumns(db, from, to),
     readSecurities(db),
     loadIndexCloses(db, to, Number.MAX_SAFE_INTEGER),
+    loadPeHistory(db, from, to),
+    loadFinancialsHistory(db, to),
   ])
   const dayOf = (date: IsoDate): number => {
     const i = lowerBound(days, date)
@@ -222,6 +230,8 @@ export async function loadMarketHistory(db: Db, from: IsoDate, to: IsoDate): Pro
     to,
     bars,
     marketInput,
+    peStats,
+    financials,
     async missingBars(date) {
       inRange('missing bars', date)
       const day = dayOf(date)

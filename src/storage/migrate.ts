@@ -8,6 +8,7 @@ import * as pointInTime from './migrations/0012-point-in-time.js'
 import * as signalWeights from './migrations/0013-signal-weights.js'
 import * as conceptBoards from './migrations/0014-concept-boards.js'
 import * as planDayStats from './migrations/0015-plan-day-stats.js'
+import * as dateSets from './migrations/0016-date-sets.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations are frozen in time and typed against no schema (kysely's advice)
 type AnyDb = Kysely<any>
@@ -21,6 +22,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0013-signal-weights': signalWeights,
   '0014-concept-boards': conceptBoards,
   '0015-plan-day-stats': planDayStats,
+  '0016-date-sets': dateSets,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }

@@ -13,22 +13,13 @@ export interface StoredDayStats {
 /** Each plan day's track-record statistics per horizon (plan_day_stats, migration 0015). */
 export function createPlanDayStatsRepository(db: Db) {
   return {
-    /**
-     * The plan dates with outcomes at `horizon`, ascending: one index probe per date (a loose index scan), where a
-     * `distinct` walked every outcome row's index entry.
-     */
+    /** The plan dates with outcomes at `horizon`, ascending (their set kept by triggers, migration 0016). */
     async outcomeDates(horizon: number, from?: IsoDate, to?: IsoDate): Promise<IsoDate[]> {
-      const last = to ?? '9999-12-31'
-      const { rows } = await sql<{ d: IsoDate }>`
-        with recursive dates(d) as (
-          select min(trade_date) from plan_outcomes
-          where horizon = ${horizon} and trade_date >= ${from ?? '0001-01-01'}::date
-          union all
-          select (select min(trade_date) from plan_outcomes where horizon = ${horizon} and trade_date > dates.d)
-          from dates where dates.d < ${last}::date
-        )
-        select d::text as d from dates where d <= ${last}::date order by d`.execute(db)
-      return rows.map((r) => r.d)
+      let q = db.selectFrom('outcome_dates').select('trade_date').where('horizon', '=', horizon)
+      if (from) q = q.where('trade_date', '>=', from)
+      if (to) q = q.where('trade_date', '<=', to)
+      const rows = await q.orderBy('trade_date').execute()
+      return rows.map((r) => r.trade_date)
     },
 
     /** The stored statistics at `horizon` between the dates, by plan date. */

@@ -203,6 +203,17 @@ export interface PlanDayStatsTable {
   computed_at: Defaulted<Date>
 }
 
+/** The distinct dates of stock_daily (the published plan dates), kept by triggers (migration 0016). */
+export interface PlanDatesTable {
+  trade_date: IsoDate
+}
+
+/** The distinct (horizon, date) pairs of plan_outcomes, kept by triggers (migration 0016). */
+export interface OutcomeDatesTable {
+  horizon: number
+  trade_date: IsoDate
+}
+
 /** A tushare concept board (ths_index); its members are theme_edges rows with the board's name as theme. */
 export interface ConceptBoardsTable {
   code: string
@@ -338,6 +349,8 @@ export interface Database {
   replay_runs: ReplayRunsTable
   signal_ic: SignalIcTable
   plan_day_stats: PlanDayStatsTable
+  plan_dates: PlanDatesTable
+  outcome_dates: OutcomeDatesTable
   concept_boards: ConceptBoardsTable
   concept_bars: ConceptBarsTable
 }

@@ -15,12 +15,12 @@ export function createSignalIcRepository(db: Db) {
   return {
     /**
      * Plan days with outcomes at `horizon` and signals in their tier rows, but no signal ICs yet: the build dates
-     * (one row a build) probed for outcomes and ICs by primary key, so the cost does not grow with the outcomes.
+     * (one row a build) probed in the outcomes' dates (one row a day, migration 0016) and the ICs by primary key.
      */
     async datesWithoutIc(horizon: number): Promise<IsoDate[]> {
       const { rows } = await sql<{ d: IsoDate }>`
         select b.trade_date::text as d from (select distinct trade_date from builds where weights is not null) b
-        where exists (select from plan_outcomes o where o.horizon = ${horizon} and o.trade_date = b.trade_date)
+        where exists (select from outcome_dates o where o.horizon = ${horizon} and o.trade_date = b.trade_date)
           and not exists (select from signal_ic i where i.horizon = ${horizon} and i.trade_date = b.trade_date)
         order by 1`.execute(db)
       return rows.map((r) => r.d)

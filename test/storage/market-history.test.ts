@@ -63,6 +63,19 @@ describe('a replay market history answers as the store does', () => {
         },
       ])
       .execute()
+    // a restatement announced inside the range: the dates before it see the first version, those after the new one
+    const report = await t.db
+      .selectFrom('financials')
+      .selectAll()
+      .where('ann_date', '<', calendar.at(-24)!)
+      .orderBy('end_date', 'desc')
+      .orderBy('code')
+      .limit(1)
+      .executeTakeFirstOrThrow()
+    await t.db
+      .insertInto('financials')
+      .values({ ...report, ann_date: calendar.at(-12)!, roe: (report.roe ?? 0) + 7 })
+      .execute()
     dates = [calendar.at(-24)!, calendar.at(-12)!, gapDay, calendar.at(-1)!]
     history = await loadMarketHistory(t.db, calendar.at(-45)!, calendar.at(-1)!)
   }, 120_000)
@@ -101,6 +114,17 @@ describe('a replay market history answers as the store does', () => {
       const quotes = await history.quotes(date, codes)
       expect(quotes).toEqual(await inputs.quotes(date, codes))
       expect(quotes.size).toBeGreaterThan(100)
+    }
+  })
+
+  it('gives the same PE percentiles and known financial reports as the store on every date', async () => {
+    for (const date of dates) {
+      const fromStore = await demo.services.market.peStats(date)
+      expect(fromStore.size).toBeGreaterThan(100)
+      expect(await history.peStats(date)).toEqual(fromStore)
+      const reports = await demo.services.market.financials(date)
+      expect(reports.size).toBeGreaterThan(100)
+      expect(await history.financials(date)).toEqual(reports)
     }
   })
 
