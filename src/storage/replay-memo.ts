@@ -178,7 +178,6 @@ export function createReplayMemo() {
       return async (date) => (regimes.has(date) ? regimes.get(date)! : read(date))
     },
 
-    /** Outcome reads answered from the memo, and the rows it writes remembered for the day's signal ICs. */
     /**
      * Outcome reads answered from the memo, and the rows it writes remembered for the day's signal ICs and
      * statistics. With `writeBehind`, the rows of a plan day this replay built are written behind the IC and
