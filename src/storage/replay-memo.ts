@@ -285,6 +285,8 @@ export function createReplayMemo() {
     // columns the tier write does not fill (the old fixed components) are null in the store
     const sample = tiers.scored.values().next().value as Record<string, unknown> | undefined
     const filled = components.filter((c) => sample !== undefined && Object.hasOwn(sample, c))
+    // one object for the rows' components when none is filled: read-only to the statistics
+    const unfilled: Record<string, number | null> = Object.fromEntries(components.map((c) => [c, null]))
     const rows: EvalRow[] = []
     let entryDate: IsoDate | null = null
     let exitDate: IsoDate | null = null
@@ -296,9 +298,11 @@ export function createReplayMemo() {
       const tier = tiers.scored.get(o.code)
       if (tier === undefined) continue
       const published = daily.get(o.code)
-      const values: Record<string, number | null> = {}
-      for (const c of components) values[c] = null
-      for (const c of filled) values[c] = (tier as unknown as Record<string, number | undefined>)[c] ?? null
+      let values = unfilled
+      if (filled.length > 0) {
+        values = { ...unfilled }
+        for (const c of filled) values[c] = (tier as unknown as Record<string, number | undefined>)[c] ?? null
+      }
       rows.push({
         code: o.code,
         score: tier.score,
