@@ -21,10 +21,11 @@ export function cliLogger(config: Config): Logger {
 /**
  * Composition root for one CLI command: config, logger, store, services. Closes the store afterwards unless
  * `keepStore` (then the caller owns it: `demo --serve` hands it to the server instead of restarting PostgreSQL).
+ * The command's signal aborts on SIGINT or SIGTERM, or when `stop` does (a worker thread receives no signals).
  */
 export async function withContext<T>(
   run: (ctx: CliContext) => Promise<T>,
-  options: { keepStore?: boolean } = {},
+  options: { keepStore?: boolean; stop?: AbortSignal } = {},
 ): Promise<T> {
   const config = loadConfig()
   const log = cliLogger(config)
@@ -35,6 +36,7 @@ export async function withContext<T>(
   const onSignal = (): void => controller.abort(new Error('interrupted'))
   process.once('SIGINT', onSignal)
   process.once('SIGTERM', onSignal)
+  options.stop?.addEventListener('abort', () => controller.abort(options.stop!.reason), { once: true })
   let failed = true
   try {
     const result = await run({ config, log, store, services, signal: controller.signal })

@@ -1,6 +1,12 @@
 import type { Command } from 'commander'
 import { parseIsoDate } from './options.js'
 
+/**
+ * A replay allocates some 300 MB of short-lived rows a day: in V8's default young generation (16 MB semi-spaces)
+ * a fifth of its time went to scavenges. 192 MB (64 MB semi-spaces) made the 250-day replay 11% faster.
+ */
+const REPLAY_YOUNG_GENERATION_MB = 192
+
 /** `stockplan replay --from D --to D [--restart]`: the chain's build, plan and outcomes for past days, in order. */
 export function registerReplayCommand(program: Command): void {
   program
@@ -11,13 +17,26 @@ export function registerReplayCommand(program: Command): void {
     .option('--restart', 'start again from --from instead of resuming an interrupted replay of the same range', false)
     .action(async (opts: { from: string; to: string; restart: boolean }) => {
       // the work is imported when the command runs, so `stockplan --help` stays quick
-      const [{ withContext }, { terminalProgress }] = await Promise.all([
+      const [{ withContext }, { terminalProgress }, worker] = await Promise.all([
         import('./context.js'),
         import('./progress.js'),
+        import('./command-worker.js'),
       ])
-      await withContext(async ({ services, signal }) => {
-        const result = await services.replay(opts, signal, terminalProgress())
-        console.log(result.summary)
-      })
+      if (!worker.inCommandWorker()) {
+        const code = await worker.runCommandInWorker({
+          youngGenerationMb: REPLAY_YOUNG_GENERATION_MB,
+          progress: terminalProgress(),
+        })
+        if (code !== 0) process.exitCode = code
+        return
+      }
+      await withContext(
+        async ({ services, signal, log }) => {
+          log.debug({ youngGenerationMb: REPLAY_YOUNG_GENERATION_MB }, 'replay running in a worker thread')
+          const result = await services.replay(opts, signal, worker.mainThreadProgress())
+          console.log(result.summary)
+        },
+        { stop: worker.mainThreadStop() },
+      )
     })
 }
