@@ -99,9 +99,18 @@ export function normaliseCode(input: string): string | undefined {
   return parsed.ok ? parsed.code : undefined
 }
 
+const boards = new Map<string, Board | undefined>()
+/** Codes remembered by `boardOf`: the whole market, several times over, and never more. */
+const REMEMBERED_BOARDS = 20_000
+
+/** The board of a code; remembered, since a build asks it of every stock on every screen. */
 export function boardOf(code: string): Board | undefined {
+  if (boards.has(code)) return boards.get(code)
   const parsed = parseCode(code)
-  return parsed.ok ? parsed.board : undefined
+  const board = parsed.ok ? parsed.board : undefined
+  if (boards.size >= REMEMBERED_BOARDS) boards.clear()
+  boards.set(code, board)
+  return board
 }
 
 /** A board for a prefix no rule knows yet, from the exchange's families of codes (SZ 30x ChiNext, SH 68x STAR). */

@@ -6,9 +6,19 @@
  */
 export function roundTo(value: number, digits: number): number {
   const factor = 10 ** digits
-  const scaled = Number((Math.abs(value) * factor).toPrecision(12))
+  const exact = Math.abs(value) * factor
+  const scaled = nearHalf(exact) ? Number(exact.toPrecision(12)) : exact
   const rounded = (Math.sign(value) * Math.round(scaled)) / factor
   return rounded === 0 ? 0 : rounded // never -0
+}
+
+/**
+ * Whether 12 significant digits could move `x` across a rounding boundary (k + 0.5): they move it by at most
+ * 5e-12 of itself, so anywhere farther from the boundary rounds the same without them, and the string round trip
+ * (a build rounds some 150,000 numbers) is only needed near it.
+ */
+function nearHalf(x: number): boolean {
+  return Math.abs(x - Math.floor(x) - 0.5) <= 1e-11 * Math.max(1, x) || !Number.isFinite(x)
 }
 
 export function clamp(value: number, lo: number, hi: number): number {

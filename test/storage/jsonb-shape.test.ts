@@ -51,6 +51,26 @@ describe('jsonb shape', () => {
     expect((shaped as Record<string, unknown>).momentum).toBeNull()
   })
 
+  it('orders each object by its own keys when many share a key list in different insertion orders', () => {
+    const rows = [
+      { trend: 1, z: 2, momentum: 3 },
+      { momentum: 4, trend: 5, z: 6 },
+      { trend: 7, z: 8, momentum: 9 },
+      { trend: 10, z: 11 },
+      { trend: 12, z: 13, momentum: 14, ab: 15 },
+    ]
+    const shaped = rows.map((r) => asJsonb(r) as Record<string, number>)
+    expect(shaped.map((s) => Object.keys(s))).toEqual([
+      ['z', 'trend', 'momentum'],
+      ['z', 'trend', 'momentum'],
+      ['z', 'trend', 'momentum'],
+      ['z', 'trend'],
+      ['z', 'ab', 'trend', 'momentum'],
+    ])
+    expect(shaped.map((s) => s.momentum)).toEqual([3, 4, 9, undefined, 14])
+    expect(shaped[1]).toEqual({ z: 6, trend: 5, momentum: 4 })
+  })
+
   it('writes -0 as 0, drops undefined members and nulls undefined items, as JSON does', () => {
     const shaped = asJsonb({ x: -0, gone: undefined, list: [undefined, -0, Number.POSITIVE_INFINITY] }) as {
       x: number
