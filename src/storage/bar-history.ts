@@ -72,47 +72,72 @@ interface SecurityFacts {
   readonly list_status: string | null
 }
 
-const orNaN = (values: unknown): Float64Array =>
-  Float64Array.from(values as Array<number | null>, (v) => (v === null ? Number.NaN : v))
-const flags = (values: unknown): Uint8Array => Uint8Array.from(values as boolean[], (v) => (v ? 1 : 0))
 const nullable = (v: number): number | null => (Number.isNaN(v) ? null : v)
 
+/** A column sent as its float8 values' 8 bytes each, big-endian, one after the other. */
+function doubles(bytes: Buffer): Float64Array {
+  const out = new Float64Array(bytes.length / 8)
+  for (let i = 0; i < out.length; i++) out[i] = bytes.readDoubleBE(i * 8)
+  return out
+}
+
+/** A column of flags sent as one character per day, `1` or `0`. */
+function flags(text: string): Uint8Array {
+  const out = new Uint8Array(text.length)
+  for (let i = 0; i < text.length; i++) out[i] = text.charCodeAt(i) === 49 ? 1 : 0
+  return out
+}
+
+/**
+ * Every code's bars in the range, one row per code. Numbers come as bytes (`float8send`, a null as NaN) and flags
+ * as characters: a year of the market is some 20 M values, and parsing them from array text was most of the read.
+ */
 async function readColumns(db: Db, from: IsoDate, to: IsoDate) {
-  const { rows } = await sql<{ code: string; dates: IsoDate[] } & Record<keyof CodeColumns, unknown>>`
+  const floats = (column: string, ifNull?: string) =>
+    sql.raw(
+      `string_agg(float8send(${ifNull ? `coalesce(${column}, ${ifNull})` : column}), ''::bytea order by trade_date)`,
+    )
+  const flagsOf = (column: string) =>
+    sql.raw(`string_agg(case when ${column} then '1' else '0' end, '' order by trade_date)`)
+  const { rows } = await sql<{ code: string; dates: string; suspended: string; isSt: string } & Record<string, Buffer>>`
     select code,
-      array_agg(trade_date::text order by trade_date) as dates,
-      array_agg(close order by trade_date) as close,
-      array_agg(adj_factor order by trade_date) as adj,
-      array_agg(amount order by trade_date) as amount,
-      array_agg(volume order by trade_date) as volume,
-      array_agg(turnover_rate order by trade_date) as turnover,
-      array_agg(is_suspended order by trade_date) as suspended,
-      array_agg(pre_close order by trade_date) as "preClose",
-      array_agg(is_st order by trade_date) as "isSt",
-      array_agg(open order by trade_date) as open,
-      array_agg(high order by trade_date) as high,
-      array_agg(low order by trade_date) as low
+      string_agg(trade_date::text, ',' order by trade_date) as dates,
+      ${floats('close')} as close,
+      ${floats('adj_factor')} as adj,
+      ${floats('amount')} as amount,
+      ${floats('volume')} as volume,
+      ${floats('turnover_rate', "'NaN'")} as turnover,
+      ${flagsOf('is_suspended')} as suspended,
+      ${floats('pre_close', "'NaN'")} as "preClose",
+      ${flagsOf('is_st')} as "isSt",
+      ${floats('open')} as open,
+      ${floats('high')} as high,
+      ${floats('low')} as low
     from daily_bars where trade_date >= ${from}::date and trade_date <= ${to}::date
     group by code order by code`.execute(db)
-  const days = [...new Set(rows.flatMap((r) => r.dates as IsoDate[]))].sort()
+  const datesOf = new Map(rows.map((r) => [r.code, r.dates.split(',') as IsoDate[]]))
+  const seen = new Set<IsoDate>()
+  for (const dates of datesOf.values()) for (const d of dates) seen.add(d)
+  const days = [...seen].sort()
   const dayIndex = new Map(days.map((d, i) => [d, i]))
   const history = new Map<string, CodeColumns>()
   for (const r of rows) {
+    const dates = datesOf.get(r.code)!
     history.set(r.code, {
-      day: Int32Array.from(r.dates as IsoDate[], (d) => dayIndex.get(d)!),
-      dates: (r.dates as IsoDate[]).map((d) => days[dayIndex.get(d)!]!),
-      barAt: barIndex(r.dates as IsoDate[], dayIndex, days.length),
-      close: Float64Array.from(r.close as number[]),
-      adj: Float64Array.from(r.adj as number[]),
-      amount: Float64Array.from(r.amount as number[]),
-      volume: Float64Array.from(r.volume as number[]),
-      turnover: orNaN(r.turnover),
+      day: Int32Array.from(dates, (d) => dayIndex.get(d)!),
+      dates: dates.map((d) => days[dayIndex.get(d)!]!),
+      barAt: barIndex(dates, dayIndex, days.length),
+      close: doubles(r.close!),
+      adj: doubles(r.adj!),
+      amount: doubles(r.amount!),
+      volume: doubles(r.volume!),
+      turnover: doubles(r.turnover!),
       suspended: flags(r.suspended),
-      preClose: orNaN(r.preClose),
+      preClose: doubles(r.preClose!),
       isSt: flags(r.isSt),
-      open: Float64Array.from(r.open as number[]),
-      high: Float64Array.from(r.high as number[]),
-      low: Float64Array.from(r.low as number[]),
+      open: doubles(r.open!),
+      high: doubles(r.high!),
+      low: doubles(r.low!),
     })
   }
   return { days, history }
