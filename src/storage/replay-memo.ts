@@ -19,7 +19,7 @@ const KEPT_DAYS = 25
 interface TierDay {
   readonly codes: string[]
   readonly scored: Map<string, ScoredStock>
-  /** Each code's signals as a jsonb read gives them, shaped on first use. */
+  /** Each code's signals with the values a jsonb read gives, found on first use (`signalsOf`). */
   readonly signals: Map<string, SignalValues>
 }
 
@@ -96,15 +96,19 @@ export function createReplayMemo() {
     for (const kept of previousTierDate.keys()) if (kept < date) previousTierDate.delete(kept)
   }
 
+  /**
+   * A code's signals for the day's ICs: the build's own object when jsonb would store its values as they are (finite
+   * numbers, no -0), else shaped as the store reads them. The ICs read values by name, never the keys' order.
+   */
   function signalsOf(day: TierDay, code: string): SignalValues | undefined {
-    let shaped = day.signals.get(code)
-    if (shaped === undefined) {
+    let kept = day.signals.get(code)
+    if (kept === undefined) {
       const scored = day.scored.get(code)
       if (scored === undefined) return undefined
-      shaped = asJsonb(scored.signals) as SignalValues
-      day.signals.set(code, shaped)
+      kept = storedAsIs(scored.signals) ? scored.signals : (asJsonb(scored.signals) as SignalValues)
+      day.signals.set(code, kept)
     }
-    return shaped
+    return kept
   }
 
   return {
@@ -320,6 +324,15 @@ export function createReplayMemo() {
 }
 
 export type ReplayMemo = ReturnType<typeof createReplayMemo>
+
+/** Whether every value is a finite number other than -0 (what JSON and jsonb keep unchanged). */
+function storedAsIs(values: SignalValues): boolean {
+  for (const key in values) {
+    const v = (values as Record<string, unknown>)[key]
+    if (typeof v !== 'number' || !Number.isFinite(v) || Object.is(v, -0)) return false
+  }
+  return true
+}
 
 /** Two ascending date lists as one, ascending, each date once. */
 function mergeDates(stored: readonly IsoDate[], kept: readonly IsoDate[]): IsoDate[] {

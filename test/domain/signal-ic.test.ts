@@ -15,7 +15,11 @@ describe('signal ICs', () => {
         volatility: fc.option(value, { nil: undefined }),
         value_ep: fc.option(value, { nil: undefined, freq: 20 }),
       }),
-      ret: fc.integer({ min: -50, max: 50 }).map((x) => x / 1000),
+      // -0 and 0 tie, as they do in a sort of the returns
+      ret: fc.oneof(
+        fc.integer({ min: -50, max: 50 }).map((x) => x / 1000),
+        fc.constant(-0),
+      ),
     })
     fc.assert(
       fc.property(fc.array(row, { minLength: MIN_IC_STOCKS, maxLength: 90 }), (rows) => {
@@ -34,7 +38,7 @@ describe('signal ICs', () => {
           else expect(found).toEqual({ ic: expected, n: having.length })
         }
       }),
-      { numRuns: 300 },
+      { numRuns: 1000 },
     )
   })
 })
