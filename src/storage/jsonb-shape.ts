@@ -60,25 +60,28 @@ const keyOrders = new Map<string, readonly string[]>()
 /** Key lists remembered by `inJsonbOrder`: rows of one kind share a handful of them. */
 const REMEMBERED_KEY_LISTS = 10_000
 
+/** The last key list ordered and its order: consecutive rows of a day mostly share one. */
+let lastKeys: readonly string[] = []
+let lastOrder: readonly string[] = []
+
 /** The keys in jsonb's order; remembered per list, since a day's 5,000 rows mostly share a few lists of keys. */
 function inJsonbOrder(keys: string[]): readonly string[] {
   if (keys.length < 2) return keys
+  if (sameKeys(keys, lastKeys)) return lastOrder
   const id = JSON.stringify(keys)
   let order = keyOrders.get(id)
   if (order === undefined) {
-    order = keys.sort(jsonbKeyOrder)
+    order = [...keys].sort(jsonbKeyOrder)
     if (keyOrders.size >= REMEMBERED_KEY_LISTS) keyOrders.clear()
     keyOrders.set(id, order)
   }
+  lastKeys = keys
+  lastOrder = order
   return order
 }
 
-/** Key order of parsed JSON (plain data only). */
-function reorder(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(reorder)
-  if (value === null || typeof value !== 'object') return value
-  const keys = Object.keys(value).sort(jsonbKeyOrder)
-  const ordered: Record<string, unknown> = {}
-  for (const key of keys) ordered[key] = reorder((value as Record<string, unknown>)[key])
-  return ordered
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
 }
