@@ -85,3 +85,13 @@ function sameKeys(a: readonly string[], b: readonly string[]): boolean {
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
   return true
 }
+
+/** Key order of parsed JSON (plain data only). */
+function reorder(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(reorder)
+  if (value === null || typeof value !== 'object') return value
+  const keys = Object.keys(value).sort(jsonbKeyOrder)
+  const ordered: Record<string, unknown> = {}
+  for (const key of keys) ordered[key] = reorder((value as Record<string, unknown>)[key])
+  return ordered
+}

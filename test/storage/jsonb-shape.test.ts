@@ -71,6 +71,12 @@ describe('jsonb shape', () => {
     expect(shaped[1]).toEqual({ z: 6, trend: 5, momentum: 4 })
   })
 
+  it('goes through toJSON where JSON.stringify would, and orders what it returns', () => {
+    const shaped = asJsonb({ when: new Date(0), custom: { toJSON: () => ({ trend: 1, z: { bb: 1, a: 2 } }) } })
+    expect(shaped).toEqual({ when: '1970-01-01T00:00:00.000Z', custom: { z: { a: 2, bb: 1 }, trend: 1 } })
+    expect(JSON.stringify(shaped)).toBe('{"when":"1970-01-01T00:00:00.000Z","custom":{"z":{"a":2,"bb":1},"trend":1}}')
+  })
+
   it('writes -0 as 0, drops undefined members and nulls undefined items, as JSON does', () => {
     const shaped = asJsonb({ x: -0, gone: undefined, list: [undefined, -0, Number.POSITIVE_INFINITY] }) as {
       x: number
