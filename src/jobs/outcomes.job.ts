@@ -59,20 +59,31 @@ export async function runOutcomes(
   if (!date) throw new Error('no daily bars imported: run `stockplan import` or `stockplan demo` first')
   const calendar = await deps.market.calendar(date)
   const written: Record<string, number> = {}
-  const regimes = new Map<IsoDate, string | null>()
-  for (const horizon of deps.horizons ?? HORIZONS) {
+  const regimes = new Map<IsoDate, Promise<string | null>>()
+  const regimeOf = (planDate: IsoDate): Promise<string | null> => {
+    if (!regimes.has(planDate)) regimes.set(planDate, deps.regimeOf(planDate))
+    return regimes.get(planDate)!
+  }
+  const horizons = deps.horizons ?? HORIZONS
+  // the counts' keys in horizon order, whichever horizon finishes first
+  for (const horizon of horizons) {
     written[`h${horizon}`] = 0
+    written[`ic${horizon}`] = 0
+    if (deps.writeDayStats) written[`stats${horizon}`] = 0
+  }
+  /** One horizon's outcomes, then the signal ICs and statistics that read them. */
+  const runHorizon = async (horizon: number): Promise<void> => {
     for (const planDate of await deps.outcomes.datesWithoutOutcomes(horizon, date)) {
       const window = outcomeWindow(calendar, planDate, horizon)
       if (!window) continue
       throwIfAborted(signal)
       const codes = await deps.outcomes.tierCodes(planDate)
-      const [entryRows, exit, benchmarkWindow] = await Promise.all([
+      const [entryRows, exit, benchmarkWindow, regime] = await Promise.all([
         deps.outcomes.entryBars(window.entryDate, codes),
         deps.outcomes.exitBars(window.exitDate, codes),
         deps.outcomes.indexWindow(deps.benchmark, window.entryDate, window.exitDate),
+        regimeOf(planDate),
       ])
-      if (!regimes.has(planDate)) regimes.set(planDate, await deps.regimeOf(planDate))
       const rows = computeOutcomes({
         date: planDate,
         horizon,
@@ -82,13 +93,18 @@ export async function runOutcomes(
         exit,
         benchmark: deps.benchmark,
         benchmarkWindow,
-        regime: regimes.get(planDate) ?? null,
+        regime,
       })
       written[`h${horizon}`]! += await deps.outcomes.insert(rows)
     }
     written[`ic${horizon}`] = await writeSignalIcs(deps.signalIc, horizon, signal)
     if (deps.writeDayStats) written[`stats${horizon}`] = await deps.writeDayStats(horizon, signal)
   }
+  // The horizons touch rows of their own: they run side by side, each one's computing while another waits on the
+  // store. Every one settles before the step returns or fails, so a failed step leaves no query of its own running.
+  const settled = await Promise.allSettled(horizons.map(runHorizon))
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected')
+  if (failed) throw failed.reason
   const total = Object.entries(written).reduce((a, [k, n]) => a + (k.startsWith('h') ? n : 0), 0)
   const detail = Object.entries(written)
     .filter(([k]) => k.startsWith('h'))
