@@ -23,7 +23,7 @@ describe('stockplan replay (run in a worker thread)', () => {
     const lines = exit.output.trim().split('\n')
     const started = lines.map((l) => (l.startsWith('{') ? JSON.parse(l) : {})).find((l) => l.youngGenerationMb)
     expect(started?.msg).toBe('replay running in a worker thread')
-    expect(started?.youngGenerationMb).toBe(192)
+    expect(started?.youngGenerationMb).toBe(512)
     // not a terminal: the main thread's progress prints plain lines and the step's closing message once
     expect(lines.filter((l) => l.startsWith(`replay ${from}..${to}: 3/3 days (100%)`))).toHaveLength(1)
     expect(lines.filter((l) => l === '3 days replayed')).toHaveLength(1)
