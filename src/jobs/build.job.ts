@@ -68,7 +68,13 @@ function staleText(
 /** The signals no stock had data for on the day (e.g. value_ep without daily_basic), in words, or ''. */
 function missingSignalsText(rows: readonly { readonly signals: Readonly<Record<string, number>> }[]): string {
   if (rows.length === 0) return ''
-  const missing = SIGNAL_NAMES.filter((name) => !rows.some((r) => Object.hasOwn(r.signals, name)))
+  // one pass over each row's own keys: a scan of every row per absent signal was a fortieth of a build
+  const seen = new Set<string>()
+  for (const row of rows) {
+    for (const name in row.signals) seen.add(name)
+    if (seen.size >= SIGNAL_NAMES.length && SIGNAL_NAMES.every((name) => seen.has(name))) return ''
+  }
+  const missing = SIGNAL_NAMES.filter((name) => !seen.has(name))
   return missing.length === 0 ? '' : `no data for signals ${missing.join(', ')} (they carry no weight today)`
 }
 
