@@ -9,10 +9,12 @@ import type { SignalWeights } from './signal-weights.js'
 import {
   type FlagColumn,
   type NumberColumn,
-  normaliseSignals,
+  normaliseSignalColumns,
   type OptionalColumn,
+  type SignalColumns,
   type SignalFacts,
   type SignalValues,
+  signalsByCode,
   stockSignals,
 } from './signals.js'
 import { mean, roundTo as round } from './stats.js'
@@ -239,6 +241,8 @@ export interface ScoredDay {
   readonly rows: ScoredStock[]
   readonly cuts: TierCuts
   readonly weakDemoted: number
+  /** The rows' signals as columns, the same values as each row's `signals`. */
+  readonly signalColumns: SignalColumns
 }
 
 /** The bars a signal reads, adjusted: closes x adjFactor (1 throughout when the series comes adjusted). */
@@ -288,7 +292,8 @@ export function scoreDay(input: BuildInput): ScoredDay {
       stockSignals(bars, signalFacts(input.facts.get(code), graph.get(code), themesLoaded), input.indexReturns),
     ]),
   )
-  const signals = normaliseSignals(raw)
+  const signalColumns = normaliseSignalColumns(raw)
+  const signals = signalsByCode(signalColumns)
   const edgesByCode = groupEdges(input.edges)
   const base = [...feats].map(([code, f]) => {
     const facts = input.facts.get(code)
@@ -355,11 +360,12 @@ export function scoreDay(input: BuildInput): ScoredDay {
     rank: i + 1,
     score_pct: round(percentileAmong(all, r ?? Number.NEGATIVE_INFINITY), 2),
   }))
-  return assignTiers(ranked, {
+  const tiered = assignTiers(ranked, {
     weak: input.weakRegime === true,
     previousMain: input.previousMain,
     noModel: noModelReason(input.weights),
   })
+  return { ...tiered, signalColumns }
 }
 
 function groupEdges(edges: readonly Edge[]): Map<string, Array<Omit<Edge, 'code'>>> {

@@ -10,21 +10,46 @@ export interface SignalOutcome {
 /** Fewer stocks than this with a signal on a day give no IC for it (too noisy to learn from). */
 export const MIN_IC_STOCKS = 30
 
+/** One plan day's tradable rows as columns: each signal's values (NaN where a row lacks it), and the returns. */
+export interface SignalOutcomeColumns {
+  readonly signals: Readonly<Record<SignalName, Float64Array>>
+  readonly ret: Float64Array
+}
+
+/** Rows as columns, in the same order; a signal a row lacks is NaN. */
+export function outcomeColumns(rows: readonly SignalOutcome[]): SignalOutcomeColumns {
+  const n = rows.length
+  const signals = {} as Record<SignalName, Float64Array>
+  for (const name of SIGNAL_NAMES) {
+    const column = new Float64Array(n)
+    for (let i = 0; i < n; i++) column[i] = rows[i]!.signals[name] ?? Number.NaN
+    signals[name] = column
+  }
+  return { signals, ret: Float64Array.from(rows, (r) => r.ret) }
+}
+
 /** Each signal's rank IC of one plan day, over the tradable rows that have the signal. */
 export function signalIcs(rows: readonly SignalOutcome[]): Partial<Record<SignalName, { ic: number; n: number }>> {
+  return signalIcsOfColumns(outcomeColumns(rows))
+}
+
+/** `signalIcs` of rows given as columns (a signal's NaN is a row without it). */
+export function signalIcsOfColumns({
+  signals,
+  ret,
+}: SignalOutcomeColumns): Partial<Record<SignalName, { ic: number; n: number }>> {
   const out: Partial<Record<SignalName, { ic: number; n: number }>> = {}
-  const n = rows.length
-  const ret = new Float64Array(n)
-  for (let i = 0; i < n; i++) ret[i] = rows[i]!.ret
+  const n = ret.length
   // the returns are sorted once; a signal's rows rank them by walking that order (a sort per signal was half the cost)
   const returnRanks = ret.some(Number.isNaN) ? undefined : subsetRanker(ret)
   const xs = new Float64Array(n)
   const having = new Int32Array(n)
   for (const name of SIGNAL_NAMES) {
+    const column = signals[name]
     let m = 0
     for (let i = 0; i < n; i++) {
-      const value = rows[i]!.signals[name]
-      if (value === undefined) continue
+      const value = column[i]!
+      if (Number.isNaN(value)) continue
       xs[m] = value
       having[m++] = i
     }

@@ -282,6 +282,34 @@ export function stockSignals(
 export function normaliseSignals(
   raw: ReadonlyMap<string, Record<SignalName | 'size_proxy', number | null>>,
 ): Map<string, SignalValues> {
+  return signalsByCode(normaliseSignalColumns(raw))
+}
+
+/** A day's normalised signals as columns: the codes in order, and per signal each code's value (NaN without it). */
+export interface SignalColumns {
+  readonly codes: readonly string[]
+  readonly values: Readonly<Record<SignalName, Float64Array>>
+}
+
+/** Each code's signals as an object holding the signals it has, in `SIGNAL_NAMES` order. */
+export function signalsByCode({ codes, values }: SignalColumns): Map<string, SignalValues> {
+  const columns = SIGNAL_NAMES.map((name) => values[name])
+  const out = new Map<string, SignalValues>()
+  for (let i = 0; i < codes.length; i++) {
+    const own: Partial<Record<SignalName, number>> = {}
+    for (let s = 0; s < SIGNAL_NAMES.length; s++) {
+      const value = columns[s]![i]!
+      if (!Number.isNaN(value)) own[SIGNAL_NAMES[s]!] = value
+    }
+    out.set(codes[i]!, own)
+  }
+  return out
+}
+
+/** `normaliseSignals` as columns (the signal ICs read them without an object per stock). */
+export function normaliseSignalColumns(
+  raw: ReadonlyMap<string, Record<SignalName | 'size_proxy', number | null>>,
+): SignalColumns {
   const codes = [...raw.keys()]
   const rows = [...raw.values()]
   const n = rows.length
@@ -319,14 +347,12 @@ export function normaliseSignals(
     }
     percentiles.push(pct)
   }
-  const out = new Map<string, SignalValues>()
-  for (let i = 0; i < n; i++) {
-    const own: Partial<Record<SignalName, number>> = {}
-    for (let s = 0; s < SIGNAL_NAMES.length; s++) {
-      const pct = percentiles[s]?.[i]
-      if (pct !== undefined && !Number.isNaN(pct)) own[SIGNAL_NAMES[s]!] = 2 * pct - 1
-    }
-    out.set(codes[i]!, own)
+  const values = {} as Record<SignalName, Float64Array>
+  for (let s = 0; s < SIGNAL_NAMES.length; s++) {
+    const pct = percentiles[s]
+    const value = new Float64Array(n).fill(Number.NaN)
+    if (pct) for (let i = 0; i < n; i++) value[i] = 2 * pct[i]! - 1
+    values[SIGNAL_NAMES[s]!] = value
   }
-  return out
+  return { codes, values }
 }

@@ -5,7 +5,7 @@ import { BUILD_RULES } from '../domain/build-rules.js'
 import { computeMarket, computeRegime } from '../domain/regime.js'
 import { type ScoredStock, type StockFacts, scoreDay } from '../domain/scoring.js'
 import { learnWeights, type SignalIcDay, WEIGHT_RULES } from '../domain/signal-weights.js'
-import { SIGNAL_NAMES, SIGNAL_WINDOWS } from '../domain/signals.js'
+import { SIGNAL_NAMES, SIGNAL_WINDOWS, type SignalColumns } from '../domain/signals.js'
 import { stockFacts } from '../domain/stock-facts.js'
 import { notATradingDay } from '../domain/trading-days.js'
 import type { Logger } from '../logger.js'
@@ -35,7 +35,7 @@ export interface BuildDeps {
   /** Told once the date's rows are committed. */
   readonly onBuilt?: (date: string) => void
   /** Handed the date's tier rows as they are written (a replay keeps them for the steps that read them back). */
-  readonly onScored?: (date: string, rows: readonly ScoredStock[]) => void
+  readonly onScored?: (date: string, rows: readonly ScoredStock[], signals: SignalColumns) => void
   /** Takes the write of the rows instead of waiting for it (a replay awaits it before the day counts as done). */
   readonly writeBehind?: (write: Promise<void>) => void
 }
@@ -214,7 +214,7 @@ export async function runBuild(deps: BuildDeps, args: DateArgs, signal: AbortSig
     },
     scored,
   ).then(() => deps.onBuilt?.(date))
-  deps.onScored?.(date, scored)
+  deps.onScored?.(date, scored, day.signalColumns)
   if (deps.writeBehind) deps.writeBehind(write)
   else await write
   progress.tick(2)

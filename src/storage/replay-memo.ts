@@ -1,7 +1,8 @@
 import type { Outcome } from '../domain/outcomes.js'
 import type { TierRow } from '../domain/plan-types.js'
 import type { ScoredStock } from '../domain/scoring.js'
-import type { SignalValues } from '../domain/signals.js'
+import { outcomeColumns, type SignalOutcomeColumns } from '../domain/signal-ic.js'
+import { SIGNAL_NAMES, type SignalColumns, type SignalName, type SignalValues } from '../domain/signals.js'
 import type { EvalDay, EvalRow } from '../domain/track-record-day.js'
 import { asJsonb } from './jsonb-shape.js'
 import type { OutcomesRepository } from './outcomes.repository.js'
@@ -21,6 +22,8 @@ interface TierDay {
   readonly scored: Map<string, ScoredStock>
   /** Each code's signals with the values a jsonb read gives, found on first use (`signalsOf`). */
   readonly signals: Map<string, SignalValues>
+  /** The build's signal columns and each code's row in them; absent when a value is one jsonb would change. */
+  readonly columns?: { readonly values: SignalColumns['values']; readonly rowOf: ReadonlyMap<string, number> }
 }
 
 /** A tier row as `PlanInputRepository.tierRows` reads it back: its columns in that order, jsonb as jsonb gives it. */
@@ -113,7 +116,7 @@ export function createReplayMemo() {
 
   return {
     /** The build scored the date's tier rows (they may still be being written). */
-    keepTiers(date: IsoDate, rows: readonly ScoredStock[]): void {
+    keepTiers(date: IsoDate, rows: readonly ScoredStock[], signals?: SignalColumns): void {
       // A new day: the outcome rows kept for the last one's ICs and statistics are committed (the replay waits for
       // a day's writes before the next) and the store answers for them. 375,000 rows kept for 25 days made every
       // collection of the old generation slower.
@@ -131,6 +134,10 @@ export function createReplayMemo() {
         codes: rows.map((r) => r.code).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)),
         scored: new Map(rows.map((r) => [r.code, r])),
         signals: new Map(),
+        columns:
+          signals && columnsStoredAsIs(signals)
+            ? { values: signals.values, rowOf: new Map(signals.codes.map((code, i) => [code, i])) }
+            : undefined,
       })
       const kept = [...tierDays.keys()].sort()
       if (kept.length > KEPT_DAYS) forgetBefore(kept[kept.length - KEPT_DAYS]!)
@@ -265,19 +272,48 @@ export function createReplayMemo() {
             await settled()
             return repo.dayOutcomes(date, horizon)
           }
-          const rows: { signals: SignalValues; ret: number }[] = []
-          let exitDate: IsoDate | null = null
-          for (const o of kept) {
-            if (!o.tradable || o.ret === null) continue
-            const signals = signalsOf(day, o.code)
-            if (signals === undefined) continue
-            exitDate ??= o.exit_date
-            rows.push({ signals, ret: o.ret })
-          }
-          return { exitDate, rows }
+          return dayColumns(day, kept)
         },
       }
     },
+  }
+
+  /** A plan day's tradable outcome rows with their signals, as columns in the rows' order (the store's too). */
+  function dayColumns(
+    day: TierDay,
+    kept: readonly Outcome[],
+  ): { exitDate: IsoDate | null; columns: SignalOutcomeColumns } {
+    let exitDate: IsoDate | null = null
+    const { columns } = day
+    if (columns === undefined) {
+      const rows: { signals: SignalValues; ret: number }[] = []
+      for (const o of kept) {
+        if (!o.tradable || o.ret === null) continue
+        const signals = signalsOf(day, o.code)
+        if (signals === undefined) continue
+        exitDate ??= o.exit_date
+        rows.push({ signals, ret: o.ret })
+      }
+      return { exitDate, columns: outcomeColumns(rows) }
+    }
+    const at: number[] = []
+    const ret: number[] = []
+    for (const o of kept) {
+      if (!o.tradable || o.ret === null) continue
+      const row = columns.rowOf.get(o.code)
+      if (row === undefined) continue
+      exitDate ??= o.exit_date
+      at.push(row)
+      ret.push(o.ret)
+    }
+    const signals = {} as Record<SignalName, Float64Array>
+    for (const name of SIGNAL_NAMES) {
+      const all = columns.values[name]
+      const picked = new Float64Array(at.length)
+      for (let k = 0; k < at.length; k++) picked[k] = all[at[k]!]!
+      signals[name] = picked
+    }
+    return { exitDate, columns: { signals, ret: Float64Array.from(ret) } }
   }
 
   function keepOutcomes(first: Outcome, rows: readonly Outcome[]): void {
@@ -338,6 +374,13 @@ function storedAsIs(values: SignalValues): boolean {
     const v = (values as Record<string, unknown>)[key]
     if (typeof v !== 'number' || !Number.isFinite(v) || Object.is(v, -0)) return false
   }
+  return true
+}
+
+/** Whether every value is NaN (no signal) or one jsonb stores as it is: finite, not -0. */
+function columnsStoredAsIs({ values }: SignalColumns): boolean {
+  for (const name of SIGNAL_NAMES)
+    for (const v of values[name]) if (!Number.isNaN(v) && (!Number.isFinite(v) || Object.is(v, -0))) return false
   return true
 }
 

@@ -1,4 +1,5 @@
 import { sql } from 'kysely'
+import { outcomeColumns, type SignalOutcomeColumns } from '../domain/signal-ic.js'
 import type { SignalIcDay } from '../domain/signal-weights.js'
 import type { SignalName, SignalValues } from '../domain/signals.js'
 import type { Db } from './db.js'
@@ -26,11 +27,11 @@ export function createSignalIcRepository(db: Db) {
       return rows.map((r) => r.d)
     },
 
-    /** The day's tradable rows: signals with the realised return, and the day the window exited. */
+    /** The day's tradable rows as columns (signals with the realised return), and the day the window exited. */
     async dayOutcomes(
       date: IsoDate,
       horizon: number,
-    ): Promise<{ exitDate: IsoDate | null; rows: { signals: SignalValues; ret: number }[] }> {
+    ): Promise<{ exitDate: IsoDate | null; columns: SignalOutcomeColumns }> {
       // each side read by its own key range and joined here: a join in SQL is planned from the statistics, which a
       // replay outruns (tables that grow by 5,000 rows a day look empty to the planner, and a nested loop over the
       // two day-sized sides took seconds a day)
@@ -45,7 +46,7 @@ export function createSignalIcRepository(db: Db) {
       const joined = outcomes.rows.filter((o) => signalsOf.has(o.code))
       return {
         exitDate: joined[0]?.exit_date ?? null,
-        rows: joined.map((o) => ({ signals: signalsOf.get(o.code)!, ret: o.ret })),
+        columns: outcomeColumns(joined.map((o) => ({ signals: signalsOf.get(o.code)!, ret: o.ret }))),
       }
     },
 
