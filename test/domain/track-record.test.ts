@@ -265,6 +265,42 @@ describe('the record assembled from per-day statistics', () => {
         ),
       )
 
+  it('a group whose excess returns agree to 12 digits has no t, pooled or row by row', () => {
+    // found by the property below: two days' excess returns that differ only in their last bits
+    expect(0.0008 - 0.0228).not.toBe(-0.0447 + 0.0227)
+    const day = (date: string, exitDate: string, benchRet: number, ret: number) => ({
+      date,
+      exitDate,
+      regime: null,
+      benchRet,
+      rows: [
+        {
+          code: '000002.SZ',
+          score: 0,
+          components: { upside: null, heat: 0 },
+          decision: null,
+          logicState: null,
+          theme: null,
+          tradable: true,
+          reason: null,
+          ret,
+        },
+      ],
+    })
+    const days = [day('2024-04-11', '2024-04-12', 0.0228, 0.0008), day('2024-04-13', '2024-04-14', -0.0227, -0.0447)]
+    const options = { horizon: 1, components: ['upside', 'heat'] }
+    for (const record of [evaluateTrackRecord(days, options), referenceTrackRecord(days, options)]) {
+      const pairs = Object.values(record.groups)
+        .flat()
+        .filter((g) => g.count === 2)
+      expect(pairs.length).toBeGreaterThan(0)
+      for (const g of pairs) {
+        expect(g.mean_excess).toBeCloseTo(-0.022, 15)
+        expect(g.t).toBeNull()
+      }
+    }
+  })
+
   it('property: every figure is the row-by-row record, the pooled group means and t to 1e-12', () => {
     fc.assert(
       fc.property(
