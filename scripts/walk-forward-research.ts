@@ -14,7 +14,7 @@ import path from 'node:path'
 import readline from 'node:readline'
 import { parseArgs } from 'node:util'
 import { type BarSeries, scoreDay } from '../src/domain/scoring.js'
-import { signalIcs } from '../src/domain/signal-ic.js'
+import { outcomeColumns, signalIcs } from '../src/domain/signal-ic.js'
 import { learnWeights, type SignalIcDay, WEIGHT_RULES } from '../src/domain/signal-weights.js'
 import { SIGNAL_WINDOWS, type SignalValues } from '../src/domain/signals.js'
 import { spearman } from '../src/domain/track-stats.js'
@@ -142,7 +142,7 @@ for (let t = first; t <= last - H; t++) {
       const ret = forward(code, p.t, H)
       return ret === null ? [] : [{ signals, ret }]
     })
-    const ic = Object.fromEntries(Object.entries(signalIcs(rows)).map(([k, v]) => [k, v.ic]))
+    const ic = Object.fromEntries(Object.entries(signalIcs(outcomeColumns(rows))).map(([k, v]) => [k, v.ic]))
     history.push({ date: calendar[p.t]!, exitDate: calendar[p.t + H]!, ic })
   }
   const from = calendar[Math.max(0, t - SIGNAL_WINDOWS.history)]!

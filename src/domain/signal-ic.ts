@@ -28,13 +28,8 @@ export function outcomeColumns(rows: readonly SignalOutcome[]): SignalOutcomeCol
   return { signals, ret: Float64Array.from(rows, (r) => r.ret) }
 }
 
-/** Each signal's rank IC of one plan day, over the tradable rows that have the signal. */
-export function signalIcs(rows: readonly SignalOutcome[]): Partial<Record<SignalName, { ic: number; n: number }>> {
-  return signalIcsOfColumns(outcomeColumns(rows))
-}
-
-/** `signalIcs` of rows given as columns (a signal's NaN is a row without it). */
-export function signalIcsOfColumns({
+/** Each signal's rank IC of one plan day, over the tradable rows that have the signal (its value is not NaN). */
+export function signalIcs({
   signals,
   ret,
 }: SignalOutcomeColumns): Partial<Record<SignalName, { ic: number; n: number }>> {

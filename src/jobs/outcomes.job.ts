@@ -1,7 +1,7 @@
 import type { Board } from '../domain/codes.js'
 import { limitRatio } from '../domain/limit-rules.js'
 import { computeOutcomes, type EntryBar, HORIZONS, limitUpPrice, outcomeWindow } from '../domain/outcomes.js'
-import { signalIcsOfColumns } from '../domain/signal-ic.js'
+import { signalIcs } from '../domain/signal-ic.js'
 import type { SignalName } from '../domain/signals.js'
 import { tradingDaysBetween } from '../domain/trading-days.js'
 import type { Logger } from '../logger.js'
@@ -121,7 +121,7 @@ async function writeSignalIcs(repo: SignalIcRepository, horizon: number, signal:
     throwIfAborted(signal)
     const { exitDate, columns } = await repo.dayOutcomes(date, horizon)
     if (exitDate === null) continue
-    const ics = Object.entries(signalIcsOfColumns(columns)).map(([name, v]) => ({ signal: name as SignalName, ...v }))
+    const ics = Object.entries(signalIcs(columns)).map(([name, v]) => ({ signal: name as SignalName, ...v }))
     await repo.insert(date, horizon, exitDate, ics)
     days++
   }

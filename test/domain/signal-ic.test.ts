@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { MIN_IC_STOCKS, signalIcs } from '../../src/domain/signal-ic.js'
+import { MIN_IC_STOCKS, outcomeColumns, signalIcs } from '../../src/domain/signal-ic.js'
 import { SIGNAL_NAMES } from '../../src/domain/signals.js'
 import { spearman } from '../../src/domain/track-stats.js'
 
@@ -23,7 +23,7 @@ describe('signal ICs', () => {
     })
     fc.assert(
       fc.property(fc.array(row, { minLength: MIN_IC_STOCKS, maxLength: 90 }), (rows) => {
-        const ics = signalIcs(rows)
+        const ics = signalIcs(outcomeColumns(rows))
         for (const name of SIGNAL_NAMES) {
           const having = rows.filter((r) => (r.signals as Record<string, number | undefined>)[name] !== undefined)
           const expected =
