@@ -2,6 +2,7 @@ import http, { type IncomingMessage, type RequestListener, type ServerResponse }
 import { performance } from 'node:perf_hooks'
 import type { PlanSizes } from '../domain/plan-types.js'
 import type { PlanResult } from '../services/plan.service.js'
+import { type ConnectionLimits, deadlineCheckOptions, limitConnections, type Refusal } from './connection-limits.js'
 import { logPlanServed, type PlanJson, type PlanResponse } from './plan-response.js'
 
 /** What the lane needs of the plan service: the cache lookup that answers in the same tick, nothing else. */
@@ -100,14 +101,14 @@ export function createPlanHitLane(deps: PlanHitLaneDeps): PlanHitLane {
   }
 }
 
-/** Fastify's `serverFactory`: the HTTP/1 server Fastify would make, with the lane's listener in front of its own. */
-export function serverWithLane(lane: PlanHitLane) {
-  return (fastify: RequestListener, options: Record<string, unknown>): http.Server => {
-    const server = http.createServer(lane.listener(fastify))
-    // what Fastify sets on the server it makes itself (its option defaults are filled in by now)
-    server.keepAliveTimeout = options.keepAliveTimeout as number
-    server.requestTimeout = options.requestTimeout as number
-    server.setTimeout(options.connectionTimeout as number)
+/**
+ * Fastify's `serverFactory`: an HTTP/1 server with the lane's listener in front of Fastify's, and the connection
+ * deadlines and caps applied before node's parser sees a connection (Fastify's own timeout options are not used).
+ */
+export function serverWithLane(lane: PlanHitLane, limits: ConnectionLimits, onRefused?: (refusal: Refusal) => void) {
+  return (fastify: RequestListener): http.Server => {
+    const server = http.createServer(deadlineCheckOptions, lane.listener(fastify))
+    limitConnections(server, limits, onRefused)
     return server
   }
 }
