@@ -153,8 +153,7 @@ function httpLimits(env: Env): Config['http'] {
     keepAliveTimeoutMs: integer(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 55_000, 1000, 600_000),
     headersTimeoutMs,
     requestTimeoutMs,
-    maxConnections:
-      maxConnections === undefined ? undefined : integer(env, 'HTTP_MAX_CONNECTIONS', 0, 1, 1_000_000),
+    maxConnections: maxConnections === undefined ? undefined : integer(env, 'HTTP_MAX_CONNECTIONS', 0, 1, 1_000_000),
     maxConnectionsPerClient: integer(env, 'HTTP_MAX_CONNECTIONS_PER_CLIENT', 64, 1, 1_000_000),
   })
 }

@@ -5,7 +5,9 @@ const RESERVED_DESCRIPTORS = 64
 const FALLBACK_MAX_CONNECTIONS = 1000
 
 /** This process's open-file limit (its soft limit, which node raises to the hard one), from Linux's /proc. */
-export function descriptorLimit(limits: () => string = () => readFileSync('/proc/self/limits', 'utf8')): number | undefined {
+export function descriptorLimit(
+  limits: () => string = () => readFileSync('/proc/self/limits', 'utf8'),
+): number | undefined {
   let text: string
   try {
     text = limits()

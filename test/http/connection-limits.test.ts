@@ -115,7 +115,8 @@ describe('connection settings', () => {
   })
 
   it('derives the overall cap from the descriptor limit, keeping a reserve', () => {
-    const limits = 'Limit  Soft Limit  Hard Limit  Units\nMax open files            256                  4096                 files\n'
+    const limits =
+      'Limit  Soft Limit  Hard Limit  Units\nMax open files            256                  4096                 files\n'
     expect(descriptorLimit(() => limits)).toBe(256)
     expect(descriptorLimit(() => 'Max open files  unlimited  unlimited  files')).toBeUndefined()
     expect(

@@ -81,10 +81,14 @@ describe('idle connections against a server process with 256 descriptors', () =>
     expect(seconds).toBeLessThan(1)
 
     // every idle socket is closed: refused at once, replaced at the overall cap, or at the first-byte timeout
-    await waitFor(() => idle.every((s) => s.closedAt !== undefined), FIRST_BYTE_TIMEOUT_MS + 5000, () => {
-      const open = idle.filter((s) => s.closedAt === undefined).length
-      return `all idle sockets closed (${open} still open ${Date.now() - openedAt} ms after the first opened)`
-    })
+    await waitFor(
+      () => idle.every((s) => s.closedAt !== undefined),
+      FIRST_BYTE_TIMEOUT_MS + 5000,
+      () => {
+        const open = idle.filter((s) => s.closedAt === undefined).length
+        return `all idle sockets closed (${open} still open ${Date.now() - openedAt} ms after the first opened)`
+      },
+    )
     const lastClosed = Math.max(...idle.map((s) => s.closedAt!))
     expect(lastClosed - openedAt).toBeLessThan(FIRST_BYTE_TIMEOUT_MS + 3000)
 

@@ -5,13 +5,7 @@ import { renderPlanMarkdown } from '../../domain/markdown.js'
 import { DEFAULT_SIZES } from '../../domain/plan-assembly.js'
 import type { PlanResult, PlanService } from '../../services/plan.service.js'
 import type { PlanHitLane } from '../plan-hit-lane.js'
-import {
-  logPlanServed,
-  matchesEtag,
-  type PlanJson,
-  type PlanResponse,
-  planCacheControl,
-} from '../plan-response.js'
+import { logPlanServed, matchesEtag, type PlanJson, type PlanResponse, planCacheControl } from '../plan-response.js'
 import { errorResponse, IsoDateSchema, json, Ref } from '../schemas/common.schema.js'
 import { EXAMPLES } from '../schemas/examples.js'
 import { PlanMarkdownSchema } from '../schemas/plan.schema.js'

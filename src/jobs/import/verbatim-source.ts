@@ -7,8 +7,8 @@
  */
 import { TextDecoder } from 'node:util'
 import { throwIfAborted } from '../job.js'
-import { openBundleFile } from './bundle-file.js'
 import type { Progress } from '../progress.js'
+import { openBundleFile } from './bundle-file.js'
 
 const CHUNK_BYTES = 1 << 20
 
