@@ -43,6 +43,16 @@ export interface Config {
     readonly callsPerMinute: number
     readonly rateLimits: Readonly<Record<string, number>>
   }
+  /** Deadlines and caps of HTTP connections (see src/http/connection-limits.ts). */
+  readonly http: {
+    readonly firstByteTimeoutMs: number
+    readonly keepAliveTimeoutMs: number
+    readonly headersTimeoutMs: number
+    readonly requestTimeoutMs: number
+    /** HTTP_MAX_CONNECTIONS; unset: derived from the process's descriptor limit when the server starts. */
+    readonly maxConnections: number | undefined
+    readonly maxConnectionsPerClient: number
+  }
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
 }
 
@@ -130,6 +140,24 @@ function rateLimits(env: Env, key: string): Record<string, number> {
   return limits
 }
 
+function httpLimits(env: Env): Config['http'] {
+  const headersTimeoutMs = integer(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000)
+  const requestTimeoutMs = integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000)
+  if (requestTimeoutMs < headersTimeoutMs)
+    throw new ConfigError(
+      `HTTP_REQUEST_TIMEOUT_MS (${requestTimeoutMs}) must not be below HTTP_HEADERS_TIMEOUT_MS (${headersTimeoutMs})`,
+    )
+  const maxConnections = text(env, 'HTTP_MAX_CONNECTIONS')
+  return Object.freeze({
+    firstByteTimeoutMs: integer(env, 'HTTP_FIRST_BYTE_TIMEOUT_MS', 10_000, 100, 60_000),
+    keepAliveTimeoutMs: integer(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 55_000, 1000, 600_000),
+    headersTimeoutMs,
+    requestTimeoutMs,
+    maxConnections: maxConnections === undefined ? undefined : integer(env, 'HTTP_MAX_CONNECTIONS', 0, 1, 1_000_000),
+    maxConnectionsPerClient: integer(env, 'HTTP_MAX_CONNECTIONS_PER_CLIENT', 64, 1, 1_000_000),
+  })
+}
+
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
   const logLevel = (text(env, 'LOG_LEVEL') ?? 'info').toLowerCase()
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
@@ -175,6 +203,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       callsPerMinute: integer(env, 'TUSHARE_CALLS_PER_MIN', 200, 0, 100_000),
       rateLimits: Object.freeze(rateLimits(env, 'TUSHARE_RATE_LIMITS')),
     }),
+    http: httpLimits(env),
     logLevel: logLevel as Config['logLevel'],
   })
 }
