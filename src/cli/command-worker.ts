@@ -24,6 +24,8 @@ export function runCommandInWorker(options: { youngGenerationMb: number; progres
     argv: process.argv.slice(2),
     execArgv: process.execArgv,
     workerData: { [MARK]: true },
+    // the commands run in a worker (replay) never sync: they get no tushare token
+    env: withoutTushareToken(process.env),
     resourceLimits: { maxYoungGenerationSizeMb: options.youngGenerationMb },
   })
   const stop = (): void => worker.postMessage('abort')
@@ -46,6 +48,13 @@ export function runCommandInWorker(options: { youngGenerationMb: number; progres
       resolve(failure && code === 0 ? 1 : code)
     })
   })
+}
+
+/** The environment less TUSHARE_TOKEN: only a process that syncs holds the token. */
+export function withoutTushareToken(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [key, value] of Object.entries(env)) if (value !== undefined && key !== 'TUSHARE_TOKEN') out[key] = value
+  return out
 }
 
 /** Inside a command worker: a progress drawn by the main thread. */
