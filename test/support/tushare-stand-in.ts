@@ -59,6 +59,8 @@ export interface TushareStandIn {
   readonly fail: Map<string, StandInFailure>
   /** Per interface: rows not loaded yet. */
   readonly late: Map<string, LateRows>
+  /** Per interface: rows it no longer answers (a member gone from its board), by the row's named values. */
+  readonly drop: Map<string, (row: Readonly<Record<string, string>>) => boolean>
   /** The day the stand-in answers on (YYYYMMDD): reports announced on it or later are not loaded yet. */
   today: string | undefined
   onCall: (call: StandInCall) => void
@@ -114,6 +116,7 @@ export async function startTushareStandIn(
   const calls: StandInCall[] = []
   const fail = new Map<string, StandInFailure>()
   const late = new Map<string, LateRows>()
+  const drop = new Map<string, (row: Readonly<Record<string, string>>) => boolean>()
   const state: { onCall: (call: StandInCall) => void; today: string | undefined } = {
     onCall: () => undefined,
     today: undefined,
@@ -150,6 +153,8 @@ export async function startTushareStandIn(
       const codes = gap.codes ? new Set(gap.codes) : undefined
       rows = rows.filter((r) => !(r[dateColumn] === gap.day && (!codes || codes.has(r[column('ts_code')]!))))
     }
+    const dropped = drop.get(call.api)
+    if (dropped) rows = rows.filter((r) => !dropped(Object.fromEntries(table.fields.map((f, i) => [f, r[i]!]))))
     const asked = call.fields.split(',').map((f) => f.trim()).filter((f) => f !== '')
     const hidden = new Set(NOT_DEFAULT[call.api] ?? [])
     const fields = asked.length > 0 ? asked.filter((f) => column(f) >= 0) : table.fields.filter((f) => !hidden.has(f))
@@ -194,6 +199,7 @@ export async function startTushareStandIn(
     calls,
     fail,
     late,
+    drop,
     get today() {
       return state.today
     },
