@@ -174,3 +174,77 @@ describe('sync against a tushare that behaves like the real one', () => {
     }
   })
 })
+
+/** A market of `codes` stocks over two days as a tushare bundle; stk_limit also lists `funds` funds, as tushare's does. */
+async function wideMarket(codes: number, funds: number): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'stockplan-wide-'))
+  const days = ['20240115', '20240116']
+  const code = (i: number) => (i < 3000 ? `${600000 + i}.SH` : `${String(i - 3000).padStart(6, '0')}.SZ`)
+  const lines: Record<string, string[]> = {
+    stock_basic: ['ts_code,symbol,name,area,industry,market,exchange,list_status,list_date,delist_date'],
+    trade_cal: ['exchange,cal_date,is_open,pretrade_date', 'SSE,20240115,1,20240112', 'SSE,20240116,1,20240115'],
+    daily: ['ts_code,trade_date,open,high,low,close,pre_close,change,pct_chg,vol,amount'],
+    adj_factor: ['ts_code,trade_date,adj_factor'],
+    daily_basic: ['ts_code,trade_date,close,turnover_rate,pe_ttm,pb,total_mv,circ_mv'],
+    stk_limit: ['trade_date,ts_code,pre_close,up_limit,down_limit'],
+    // answered with no rows
+    namechange: ['ts_code,name,start_date,end_date,ann_date,change_reason'],
+    suspend_d: ['ts_code,trade_date,suspend_timing,suspend_type'],
+    index_daily: ['ts_code,trade_date,close,open,high,low,pre_close,change,pct_chg,vol,amount'],
+    fina_indicator: ['ts_code,ann_date,end_date,eps,bps,roe,update_flag'],
+    ths_index: ['ts_code,name,count,exchange,list_date,type'],
+    ths_daily: ['ts_code,trade_date,close,open,high,low,pre_close,pct_change,vol'],
+  }
+  for (let i = 0; i < codes; i++) {
+    const c = code(i)
+    const exchange = c.endsWith('SH') ? 'SSE' : 'SZSE'
+    lines.stock_basic!.push(`${c},${c.slice(0, 6)},S${i},,,主板,${exchange},L,20000101,`)
+    for (const d of days) {
+      lines.daily!.push(`${c},${d},10,11,9,10.5,10,0.5,5,1000,1050`)
+      lines.adj_factor!.push(`${c},${d},1`)
+      lines.daily_basic!.push(`${c},${d},10.5,1.2,20,2,100000,80000`)
+      lines.stk_limit!.push(`${d},${c},10,11,9`)
+    }
+  }
+  for (let i = 0; i < funds; i++) for (const d of days) lines.stk_limit!.push(`${d},${510000 + i}.SH,1,1.1,0.9`)
+  for (const [file, content] of Object.entries(lines)) await writeFile(path.join(dir, `${file}.csv`), `${content.join('\n')}\n`)
+  return dir
+}
+
+describe('a full-market day from a tushare that does not page daily by offset', () => {
+  it('takes all 5,400 bars of the day in one daily call, and stk_limit (which lists funds too) by code lists', async () => {
+    const served = await wideMarket(5400, 500)
+    const stored = await mkdtemp(path.join(os.tmpdir(), 'stockplan-wide-stored-'))
+    const t = await createTestDatabase()
+    const standIn = await startTushareStandIn(served, 6000)
+    const log = captureLog('warn').log
+    try {
+      // the store holds the 15th
+      for (const file of ['stock_basic', 'trade_cal', 'daily', 'adj_factor']) {
+        const kept = (await readFile(path.join(served, `${file}.csv`), 'utf8')).split('\n').filter((l) => !l.includes('20240116'))
+        await writeFile(path.join(stored, `${file}.csv`), kept.join('\n'))
+      }
+      await importDirectory(
+        { imports: createImportStore(t.pool), log, progress: silentProgress },
+        { dir: stored, format: 'tushare' },
+        new AbortController().signal,
+      )
+      const result = await sync(t, standIn.url, log, '2024-01-16', {})
+      expect(result.days).toEqual(['2024-01-16'])
+      expect(
+        await rows(t, `select count(*)::int as n, count(up_limit)::int as limits, count(turnover_rate)::int as turnover
+                       from daily_bars where trade_date = '2024-01-16'`),
+      ).toEqual([{ n: 5400, limits: 5400, turnover: 5400 }])
+      expect(result.calls).toMatchObject({ daily: 1, adj_factor: 1, daily_basic: 1 })
+      // 5,900 rows fill stk_limit's 5,800: asked again by two lists of 2,900 codes
+      expect(result.calls.stk_limit).toBe(3)
+      expect(standIn.calls.filter((c) => c.api === 'daily').every((c) => c.params.offset === undefined)).toBe(true)
+      expect(result.incomplete).toEqual([])
+    } finally {
+      await standIn.close()
+      await t.drop()
+      await rm(served, { recursive: true, force: true })
+      await rm(stored, { recursive: true, force: true })
+    }
+  }, 60_000)
+})
