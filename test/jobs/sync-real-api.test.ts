@@ -248,3 +248,89 @@ describe('a full-market day from a tushare that does not page daily by offset', 
     }
   }, 60_000)
 })
+
+describe('late data across two nights of the chain', () => {
+  it('imports a day without a late factor and late valuations, publishes, and completes the day the next night', async () => {
+    const t = await createTestDatabase()
+    const work = await mkdtemp(path.join(os.tmpdir(), 'stockplan-late-'))
+    const standIn = await startTushareStandIn(GOLDEN)
+    try {
+      // the store through the 16th
+      for (const file of ['daily', 'adj_factor', 'daily_basic', 'stk_limit', 'suspend_d', 'index_daily', 'trade_cal']) {
+        const [header, ...lines] = (await readFile(path.join(GOLDEN, `${file}.csv`), 'utf8')).trim().split('\n')
+        const column = header!.split(',').indexOf(file === 'trade_cal' ? 'cal_date' : 'trade_date')
+        const kept = lines.filter((l) => l.split(',')[column]! <= '20240116')
+        await writeFile(path.join(work, `${file}.csv`), `${[header, ...kept].join('\n')}\n`)
+      }
+      for (const file of ['stock_basic', 'namechange']) await cp(path.join(GOLDEN, `${file}.csv`), path.join(work, `${file}.csv`))
+      const log = captureLog('warn').log
+      await importDirectory(
+        { imports: createImportStore(t.pool), log, progress: silentProgress },
+        { dir: work, format: 'tushare' },
+        new AbortController().signal,
+      )
+      const config = testConfig({
+        PLAN_DATA_DIR: path.join(work, 'plan'),
+        TUSHARE_TOKEN: TOKEN,
+        TUSHARE_URL: standIn.url,
+        TUSHARE_CALLS_PER_MIN: '0',
+      })
+      const services = createServices(config, log, t)
+      const metrics = createMetrics({ defaults: false })
+      metrics.setSyncIncompleteDays(() => createSyncGapsRepository(t.pool).countDays())
+      const gauge = async () => /^stockplan_sync_incomplete_days (\d+)$/m.exec(await metrics.registry.metrics())?.[1]
+      const bar = `select count(*)::int as n from daily_bars where code = '600519.SH' and trade_date = '2024-01-17'`
+      const valuations = `select count(*)::int as n from daily_basics where trade_date = '2024-01-17'`
+
+      // night of the 17th: 600519.SH's factor and the whole daily_basic not loaded yet
+      standIn.late.set('adj_factor', { day: '20240117', codes: ['600519.SH'] })
+      standIn.late.set('daily_basic', { day: '20240117' })
+      const first = await services.chain({ date: '2024-01-17' }, new AbortController().signal)
+      expect(first.summary).toMatch(/^sync 2024-01-17\.\.2024-01-17: 1 day imported, \d+ tushare calls; incomplete \(asked again by the next sync\): 2024-01-17 \(adj_factor 1 code, daily_basic \d+ codes\)/)
+      expect(await rows(t, `select count(*)::int as n from stock_daily where trade_date = '2024-01-17'`)).not.toEqual([{ n: 0 }])
+      expect(await rows(t, bar)).toEqual([{ n: 0 }])
+      expect(await rows(t, valuations)).toEqual([{ n: 0 }])
+      expect(await gauge()).toBe('1')
+
+      // night of the 18th: tushare has them now
+      standIn.late.clear()
+      const second = await services.chain({ date: '2024-01-18' }, new AbortController().signal)
+      expect(second.summary).toMatch(/^sync 2024-01-18\.\.2024-01-18: 1 day imported, \d+ tushare calls; completed late data of 2024-01-17/)
+      expect(await rows(t, `select count(*)::int as n from stock_daily where trade_date = '2024-01-18'`)).not.toEqual([{ n: 0 }])
+      expect(await rows(t, bar)).toEqual([{ n: 1 }])
+      expect(await rows(t, valuations)).not.toEqual([{ n: 0 }])
+      expect(await rows(t, 'select count(*)::int as n from sync_incomplete_days')).toEqual([{ n: 0 }])
+      expect(await gauge()).toBe('0')
+      await services.close()
+    } finally {
+      await standIn.close()
+      await t.drop()
+      await rm(work, { recursive: true, force: true })
+    }
+  }, 90_000)
+
+  it('stops the chain with a line saying why when daily itself is missing for a trading day', async () => {
+    const t = await createTestDatabase()
+    const work = await mkdtemp(path.join(os.tmpdir(), 'stockplan-nodaily-'))
+    const standIn = await startTushareStandIn(GOLDEN)
+    try {
+      await cp(path.join(GOLDEN), work, { recursive: true })
+      const log = captureLog('warn').log
+      const services = createServices(
+        testConfig({ PLAN_DATA_DIR: path.join(work, 'plan'), TUSHARE_TOKEN: TOKEN, TUSHARE_URL: standIn.url, TUSHARE_CALLS_PER_MIN: '0' }),
+        log,
+        t,
+      )
+      await sync(t, standIn.url, log, '2024-01-16', { from: '2024-01-15', to: '2024-01-16' })
+      standIn.late.set('daily', { day: '20240117' })
+      await expect(services.chain({ date: '2024-01-17' }, new AbortController().signal)).rejects.toThrow(
+        /^sync failed: tushare has no daily bars for 2024-01-17 yet \(it publishes them 15:00-17:00 Shanghai time\); rerun the sync after that/,
+      )
+      await services.close()
+    } finally {
+      await standIn.close()
+      await t.drop()
+      await rm(work, { recursive: true, force: true })
+    }
+  }, 60_000)
+})
