@@ -7,9 +7,9 @@ import { listenError } from './listen-error.js'
 import type { Logger } from './logger.js'
 import { createScheduler, mountScheduler } from './scheduler-wiring.js'
 import { createMetrics } from './services/metrics.js'
-import { createSyncGapsRepository } from './storage/sync-gaps.repository.js'
 import { SERVER_STATEMENT_TIMEOUT_MS } from './storage/db.js'
 import { openStore, type Store } from './storage/store.js'
+import { createSyncGapsRepository } from './storage/sync-gaps.repository.js'
 import { checkTrustedDirectory, PLAN_SUBDIRECTORIES } from './storage/trusted-directory.js'
 
 export interface RunningServer {

@@ -1,4 +1,5 @@
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads'
+import { processEnvironment } from '../config.js'
 import type { Progress } from '../jobs/progress.js'
 
 /** What a command worker tells the main thread: a call on the main thread's progress. */
@@ -25,7 +26,7 @@ export function runCommandInWorker(options: { youngGenerationMb: number; progres
     execArgv: process.execArgv,
     workerData: { [MARK]: true },
     // the commands run in a worker (replay) never sync: they get no tushare token
-    env: withoutTushareToken(process.env),
+    env: withoutTushareToken(processEnvironment()),
     resourceLimits: { maxYoungGenerationSizeMb: options.youngGenerationMb },
   })
   const stop = (): void => worker.postMessage('abort')
@@ -51,10 +52,9 @@ export function runCommandInWorker(options: { youngGenerationMb: number; progres
 }
 
 /** The environment less TUSHARE_TOKEN: only a process that syncs holds the token. */
-export function withoutTushareToken(env: NodeJS.ProcessEnv): Record<string, string> {
-  const out: Record<string, string> = {}
-  for (const [key, value] of Object.entries(env)) if (value !== undefined && key !== 'TUSHARE_TOKEN') out[key] = value
-  return out
+export function withoutTushareToken(env: Readonly<Record<string, string>>): Record<string, string> {
+  const { TUSHARE_TOKEN: _token, ...rest } = env
+  return rest
 }
 
 /** Inside a command worker: a progress drawn by the main thread. */

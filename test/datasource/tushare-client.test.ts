@@ -8,9 +8,9 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { loadConfig } from '../../src/config.js'
-import { jobEnvironment, syncEnvironment } from '../../src/scheduler/index.js'
 import { classify, createTushareClient, type TushareClientOptions } from '../../src/datasource/tushare/client.js'
 import { createLogger } from '../../src/logger.js'
+import { jobEnvironment, syncEnvironment } from '../../src/scheduler/index.js'
 import { testConfig } from '../support/config.js'
 
 const TOKEN = 'tok-hostile-9c1d'
@@ -157,9 +157,15 @@ describe('the tushare client on a hostile network', () => {
   })
 
   it('reads a daily quota as a quota, not as a missing permission', () => {
-    const quota = classify('daily_basic', 40203, '抱歉，您每天最多访问该接口20000次，权限的具体详情访问：https://tushare.pro/document/1?doc_id=108。')
+    const quota = classify(
+      'daily_basic',
+      40203,
+      '抱歉，您每天最多访问该接口20000次，权限的具体详情访问：https://tushare.pro/document/1?doc_id=108。',
+    )
     expect(quota.kind).toBe('quota')
-    expect(quota.message).toMatch(/^tushare daily_basic: the daily quota of this interface is used up .*rerun after midnight/)
+    expect(quota.message).toMatch(
+      /^tushare daily_basic: the daily quota of this interface is used up .*rerun after midnight/,
+    )
     expect(classify('daily', 40203, '抱歉，您访问接口(daily)频率超限(5次/天)').kind).toBe('quota')
     expect(classify('daily', 40203, '抱歉，您没有接口访问权限，权限的具体详情访问：https://tushare.pro').kind).toBe(
       'permission',

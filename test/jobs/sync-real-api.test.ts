@@ -45,7 +45,11 @@ function sync(t: TestDatabase, url: string, log: Logger, today: string, args: Sy
     {
       client,
       importBundle: (dir, s) =>
-        importDirectory({ imports: createImportStore(t.pool), log, progress: silentProgress }, { dir, format: 'tushare' }, s),
+        importDirectory(
+          { imports: createImportStore(t.pool), log, progress: silentProgress },
+          { dir, format: 'tushare' },
+          s,
+        ),
       latestBarDate: async () => {
         const [row] = await rows(t, 'select max(trade_date)::text as d from daily_bars')
         return (row?.d as string | null) ?? undefined
@@ -95,9 +99,9 @@ describe('sync against a tushare that behaves like the real one', () => {
         { d: '2024-01-10' },
       ])
       // both versions of 2024-04-03 came on one day, the correction second-to-last in the file
-      expect(
-        await rows(t, `select roe from financials where code = '600519.SH' and ann_date = '2024-04-03'`),
-      ).toEqual([{ roe: 0.3419 }])
+      expect(await rows(t, `select roe from financials where code = '600519.SH' and ann_date = '2024-04-03'`)).toEqual([
+        { roe: 0.3419 },
+      ])
       const basic = standIn.calls.find((c) => c.api === 'stock_basic')!
       expect(basic.fields.split(',')).toEqual(expect.arrayContaining(['list_status', 'delist_date']))
     } finally {
@@ -111,7 +115,10 @@ describe('sync against a tushare that behaves like the real one', () => {
     const appended = path.join(dir, 'fina_indicator.csv')
     const before = await readFile(appended, 'utf8')
     // a report announced on Wednesday the 24th: tushare loads it on the 25th
-    await writeFile(appended, `${before}600519.SH,20240424,20231231,59.6,59.6,205.1,53.9,34.3,34.3,34.3,92.1,136500000000,88.9,19.3,18.1,19.2,1\n`)
+    await writeFile(
+      appended,
+      `${before}600519.SH,20240424,20231231,59.6,59.6,205.1,53.9,34.3,34.3,34.3,92.1,136500000000,88.9,19.3,18.1,19.2,1\n`,
+    )
     const late = await startTushareStandIn(dir)
     try {
       late.today = '20240424'
@@ -132,7 +139,9 @@ describe('sync against a tushare that behaves like the real one', () => {
     const t = await createTestDatabase()
     try {
       standIn.fail.set('daily_basic', { code: 40203, msg: DAILY_QUOTA_MSG, when: { trade_date: '20240117' } })
-      await expect(sync(t, standIn.url, captured.log, '2024-01-18', { from: '2024-01-15', to: '2024-01-18' })).rejects.toThrow(
+      await expect(
+        sync(t, standIn.url, captured.log, '2024-01-18', { from: '2024-01-15', to: '2024-01-18' }),
+      ).rejects.toThrow(
         /^tushare daily_basic: the daily quota of this interface is used up \(抱歉，您每天最多访问该接口20000次.*rerun after midnight Shanghai time.*; the sync stops here: 2 whole days synced through 2024-01-16 kept$/,
       )
       expect(await rows(t, 'select distinct trade_date::text as d from daily_bars order by 1')).toEqual([
@@ -166,7 +175,10 @@ describe('sync against a tushare that behaves like the real one', () => {
       // the 17th's answer of 886001.TI lacks 688981.SH: closed on the 16th, the day before it went missing
       standIn.drop.set('ths_member', (row) => row.con_code === '688981.SH')
       await sync(t, standIn.url, captured.log, '2024-01-17', {})
-      expect((await rows(t, edges)).find((e) => e.code === '688981.SH')).toMatchObject({ f: '2024-01-16', u: '2024-01-16' })
+      expect((await rows(t, edges)).find((e) => e.code === '688981.SH')).toMatchObject({
+        f: '2024-01-16',
+        u: '2024-01-16',
+      })
       expect((await rows(t, edges)).find((e) => e.code === '000001.SZ')).toMatchObject({ f: '2024-01-16', u: null })
     } finally {
       standIn.drop.delete('ths_member')
@@ -207,7 +219,8 @@ async function wideMarket(codes: number, funds: number): Promise<string> {
     }
   }
   for (let i = 0; i < funds; i++) for (const d of days) lines.stk_limit!.push(`${d},${510000 + i}.SH,1,1.1,0.9`)
-  for (const [file, content] of Object.entries(lines)) await writeFile(path.join(dir, `${file}.csv`), `${content.join('\n')}\n`)
+  for (const [file, content] of Object.entries(lines))
+    await writeFile(path.join(dir, `${file}.csv`), `${content.join('\n')}\n`)
   return dir
 }
 
@@ -221,7 +234,9 @@ describe('a full-market day from a tushare that does not page daily by offset', 
     try {
       // the store holds the 15th
       for (const file of ['stock_basic', 'trade_cal', 'daily', 'adj_factor']) {
-        const kept = (await readFile(path.join(served, `${file}.csv`), 'utf8')).split('\n').filter((l) => !l.includes('20240116'))
+        const kept = (await readFile(path.join(served, `${file}.csv`), 'utf8'))
+          .split('\n')
+          .filter((l) => !l.includes('20240116'))
         await writeFile(path.join(stored, `${file}.csv`), kept.join('\n'))
       }
       await importDirectory(
@@ -232,8 +247,11 @@ describe('a full-market day from a tushare that does not page daily by offset', 
       const result = await sync(t, standIn.url, log, '2024-01-16', {})
       expect(result.days).toEqual(['2024-01-16'])
       expect(
-        await rows(t, `select count(*)::int as n, count(up_limit)::int as limits, count(turnover_rate)::int as turnover
-                       from daily_bars where trade_date = '2024-01-16'`),
+        await rows(
+          t,
+          `select count(*)::int as n, count(up_limit)::int as limits, count(turnover_rate)::int as turnover
+                       from daily_bars where trade_date = '2024-01-16'`,
+        ),
       ).toEqual([{ n: 5400, limits: 5400, turnover: 5400 }])
       expect(result.calls).toMatchObject({ daily: 1, adj_factor: 1, daily_basic: 1 })
       // 5,900 rows fill stk_limit's 5,800: asked again by two lists of 2,900 codes
@@ -262,7 +280,8 @@ describe('late data across two nights of the chain', () => {
         const kept = lines.filter((l) => l.split(',')[column]! <= '20240116')
         await writeFile(path.join(work, `${file}.csv`), `${[header, ...kept].join('\n')}\n`)
       }
-      for (const file of ['stock_basic', 'namechange']) await cp(path.join(GOLDEN, `${file}.csv`), path.join(work, `${file}.csv`))
+      for (const file of ['stock_basic', 'namechange'])
+        await cp(path.join(GOLDEN, `${file}.csv`), path.join(work, `${file}.csv`))
       const log = captureLog('warn').log
       await importDirectory(
         { imports: createImportStore(t.pool), log, progress: silentProgress },
@@ -286,8 +305,12 @@ describe('late data across two nights of the chain', () => {
       standIn.late.set('adj_factor', { day: '20240117', codes: ['600519.SH'] })
       standIn.late.set('daily_basic', { day: '20240117' })
       const first = await services.chain({ date: '2024-01-17' }, new AbortController().signal)
-      expect(first.summary).toMatch(/^sync 2024-01-17\.\.2024-01-17: 1 day imported, \d+ tushare calls; incomplete \(asked again by the next sync\): 2024-01-17 \(adj_factor 1 code, daily_basic \d+ codes\)/)
-      expect(await rows(t, `select count(*)::int as n from stock_daily where trade_date = '2024-01-17'`)).not.toEqual([{ n: 0 }])
+      expect(first.summary).toMatch(
+        /^sync 2024-01-17\.\.2024-01-17: 1 day imported, \d+ tushare calls; incomplete \(asked again by the next sync\): 2024-01-17 \(adj_factor 1 code, daily_basic \d+ codes\)/,
+      )
+      expect(await rows(t, `select count(*)::int as n from stock_daily where trade_date = '2024-01-17'`)).not.toEqual([
+        { n: 0 },
+      ])
       expect(await rows(t, bar)).toEqual([{ n: 0 }])
       expect(await rows(t, valuations)).toEqual([{ n: 0 }])
       expect(await gauge()).toBe('1')
@@ -295,8 +318,12 @@ describe('late data across two nights of the chain', () => {
       // night of the 18th: tushare has them now
       standIn.late.clear()
       const second = await services.chain({ date: '2024-01-18' }, new AbortController().signal)
-      expect(second.summary).toMatch(/^sync 2024-01-18\.\.2024-01-18: 1 day imported, \d+ tushare calls; completed late data of 2024-01-17/)
-      expect(await rows(t, `select count(*)::int as n from stock_daily where trade_date = '2024-01-18'`)).not.toEqual([{ n: 0 }])
+      expect(second.summary).toMatch(
+        /^sync 2024-01-18\.\.2024-01-18: 1 day imported, \d+ tushare calls; completed late data of 2024-01-17/,
+      )
+      expect(await rows(t, `select count(*)::int as n from stock_daily where trade_date = '2024-01-18'`)).not.toEqual([
+        { n: 0 },
+      ])
       expect(await rows(t, bar)).toEqual([{ n: 1 }])
       expect(await rows(t, valuations)).not.toEqual([{ n: 0 }])
       expect(await rows(t, 'select count(*)::int as n from sync_incomplete_days')).toEqual([{ n: 0 }])
@@ -317,7 +344,12 @@ describe('late data across two nights of the chain', () => {
       await cp(path.join(GOLDEN), work, { recursive: true })
       const log = captureLog('warn').log
       const services = createServices(
-        testConfig({ PLAN_DATA_DIR: path.join(work, 'plan'), TUSHARE_TOKEN: TOKEN, TUSHARE_URL: standIn.url, TUSHARE_CALLS_PER_MIN: '0' }),
+        testConfig({
+          PLAN_DATA_DIR: path.join(work, 'plan'),
+          TUSHARE_TOKEN: TOKEN,
+          TUSHARE_URL: standIn.url,
+          TUSHARE_CALLS_PER_MIN: '0',
+        }),
         log,
         t,
       )

@@ -155,7 +155,10 @@ export async function startTushareStandIn(
     }
     const dropped = drop.get(call.api)
     if (dropped) rows = rows.filter((r) => !dropped(Object.fromEntries(table.fields.map((f, i) => [f, r[i]!]))))
-    const asked = call.fields.split(',').map((f) => f.trim()).filter((f) => f !== '')
+    const asked = call.fields
+      .split(',')
+      .map((f) => f.trim())
+      .filter((f) => f !== '')
     const hidden = new Set(NOT_DEFAULT[call.api] ?? [])
     const fields = asked.length > 0 ? asked.filter((f) => column(f) >= 0) : table.fields.filter((f) => !hidden.has(f))
     const unfilled = new Set(options.memberDates ? [] : (UNFILLED[call.api] ?? []))
