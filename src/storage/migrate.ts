@@ -9,7 +9,7 @@ import * as signalWeights from './migrations/0013-signal-weights.js'
 import * as conceptBoards from './migrations/0014-concept-boards.js'
 import * as planDayStats from './migrations/0015-plan-day-stats.js'
 import * as dateSets from './migrations/0016-date-sets.js'
-import * as syncIncompleteDays from './migrations/0017-sync-incomplete-days.js'
+import * as syncIncompleteDays from './migrations/0018-sync-incomplete-days.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations are frozen in time and typed against no schema (kysely's advice)
 type AnyDb = Kysely<any>
@@ -24,7 +24,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0014-concept-boards': conceptBoards,
   '0015-plan-day-stats': planDayStats,
   '0016-date-sets': dateSets,
-  '0017-sync-incomplete-days': syncIncompleteDays,
+  '0018-sync-incomplete-days': syncIncompleteDays,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }
