@@ -40,6 +40,7 @@ import { createReplayRunsRepository } from './storage/replay-runs.repository.js'
 import { createSignalIcRepository } from './storage/signal-ic.repository.js'
 import { createStockRepository } from './storage/stock.repository.js'
 import { storeChangeListener } from './storage/store-changes.js'
+import { createSyncGapsRepository } from './storage/sync-gaps.repository.js'
 import { createTierRepository, type TierRepository } from './storage/tier.repository.js'
 import { createTrackRecordRepository } from './storage/track-record.repository.js'
 import { resolveCodeVersion } from './version.js'
@@ -279,7 +280,7 @@ export function createServices(
     return loadMarketHistory(store.db, calendar[Math.max(0, first - SIGNAL_WINDOWS.history)]!, args.to)
   }
   const sync = (args: SyncArgs, signal: AbortSignal, syncProgress: Progress = progress): Promise<SyncResult> => {
-    const { token, url, callsPerMinute, rateLimits } = config.tushare
+    const { token, url, callsPerMinute, rateLimits, callTimeoutMs, maxAnswerBytes, maxPages } = config.tushare
     if (!token) {
       return Promise.reject(new SyncInputError('TUSHARE_TOKEN is not set: set it to the token of your tushare account'))
     }
@@ -292,6 +293,9 @@ export function createServices(
       now: () => now().getTime(),
       sleep: (ms, signal) => delay(ms, undefined, { signal }),
       log,
+      callTimeoutMs,
+      maxAnswerBytes,
+      maxPages,
     })
     const importBundle = (dir: string, signal: AbortSignal) =>
       importDirectory(
@@ -309,6 +313,9 @@ export function createServices(
         log,
         progress: syncProgress,
         benchmark: DEFAULT_BENCHMARK,
+        gaps: createSyncGapsRepository(store.pool),
+        reportWindowDays: config.tushare.reportWindowDays,
+        deadline: AbortSignal.timeout(config.tushare.syncTimeoutMs),
       },
       args,
       signal,
@@ -317,6 +324,8 @@ export function createServices(
   const syncStep: ChainStep | undefined = config.tushare.token
     ? async (args, signal) => {
         const result = await sync(args.date ? { to: args.date } : {}, signal, silentProgress)
+        // the chain never builds on a day whose bars tushare does not have yet
+        if (result.stopped) throw new Error(`${result.stopped.reason} (${result.summary})`)
         return { ...result, date: result.days.at(-1) ?? args.date ?? '' }
       }
     : undefined

@@ -42,6 +42,16 @@ export interface Config {
     /** Calls a minute per interface (0 = unpaced); `rateLimits` overrides it per interface. */
     readonly callsPerMinute: number
     readonly rateLimits: Readonly<Record<string, number>>
+    /** TUSHARE_CALL_TIMEOUT_MS: one call, answer read whole. */
+    readonly callTimeoutMs: number
+    /** TUSHARE_SYNC_TIMEOUT_MIN: the whole sync, in milliseconds. */
+    readonly syncTimeoutMs: number
+    /** TUSHARE_MAX_ANSWER_BYTES: bytes one answer may have. */
+    readonly maxAnswerBytes: number
+    /** TUSHARE_MAX_PAGES: pages one query may follow. */
+    readonly maxPages: number
+    /** TUSHARE_REPORT_DAYS: trading days whose announcement dates each sync asks for again. */
+    readonly reportWindowDays: number
   }
   /** Deadlines and caps of HTTP connections (see src/http/connection-limits.ts). */
   readonly http: {
@@ -158,6 +168,19 @@ function httpLimits(env: Env): Config['http'] {
   })
 }
 
+/** TUSHARE_URL: https, or plain http only to this machine or with TUSHARE_ALLOW_HTTP (the token rides in bodies). */
+function tushareUrl(env: Env): string {
+  const value = url(env, 'TUSHARE_URL', ['http:', 'https:']) ?? 'https://api.tushare.pro'
+  const parsed = new URL(value)
+  const loopback = ['localhost', '[::1]'].includes(parsed.hostname) || parsed.hostname.startsWith('127.')
+  if (parsed.protocol === 'http:' && !loopback && !flag(env, 'TUSHARE_ALLOW_HTTP', false)) {
+    throw new ConfigError(
+      `TUSHARE_URL is plain http (${redactUrl(value)}): the token would travel unencrypted; use https, or set TUSHARE_ALLOW_HTTP=1 to allow it`,
+    )
+  }
+  return value
+}
+
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
   const logLevel = (text(env, 'LOG_LEVEL') ?? 'info').toLowerCase()
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
@@ -199,9 +222,14 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     }),
     tushare: Object.freeze({
       token: text(env, 'TUSHARE_TOKEN'),
-      url: url(env, 'TUSHARE_URL', ['http:', 'https:']) ?? 'http://api.tushare.pro',
+      url: tushareUrl(env),
       callsPerMinute: integer(env, 'TUSHARE_CALLS_PER_MIN', 200, 0, 100_000),
       rateLimits: Object.freeze(rateLimits(env, 'TUSHARE_RATE_LIMITS')),
+      callTimeoutMs: integer(env, 'TUSHARE_CALL_TIMEOUT_MS', 60_000, 100, 3_600_000),
+      syncTimeoutMs: integer(env, 'TUSHARE_SYNC_TIMEOUT_MIN', 120, 1, 24 * 60) * 60_000,
+      maxAnswerBytes: integer(env, 'TUSHARE_MAX_ANSWER_BYTES', 64 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+      maxPages: integer(env, 'TUSHARE_MAX_PAGES', 50, 1, 10_000),
+      reportWindowDays: integer(env, 'TUSHARE_REPORT_DAYS', 5, 0, 60),
     }),
     http: httpLimits(env),
     logLevel: logLevel as Config['logLevel'],

@@ -17,6 +17,8 @@ export interface Metrics {
   planHitLane(): void
   /** Where the callback outbox depth and queue sizes are read from at scrape time. */
   setSchedulerStatus(read: () => Promise<SchedulerStatus>): void
+  /** Where the count of trading days the tushare sync imported incomplete is read from at scrape time. */
+  setSyncIncompleteDays(read: () => Promise<number>): void
 }
 
 /** One registry per process (or per test app): request, plan cache/source, assembly, chain and outbox metrics. */
@@ -89,6 +91,15 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
       this.set({ state: 'queued' }, status?.queued ?? 0)
     },
   })
+  let incompleteDays: (() => Promise<number>) | undefined
+  new Gauge({
+    name: 'stockplan_sync_incomplete_days',
+    help: 'Trading days the tushare sync imported without all of adj_factor or daily_basic (asked again by every sync)',
+    registers: [registry],
+    async collect() {
+      this.set((await incompleteDays?.().catch(() => undefined)) ?? 0)
+    },
+  })
   // label sets bound once (two possible values each)
   const sourceBy = { snapshot: source.labels({ source: 'snapshot' }), live: source.labels({ source: 'live' }) }
   for (const bound of [sourceBy.snapshot, sourceBy.live]) bound.inc(0)
@@ -108,6 +119,9 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
     },
     setSchedulerStatus(read) {
       schedulerStatus = read
+    },
+    setSyncIncompleteDays(read) {
+      incompleteDays = read
     },
   }
 }
