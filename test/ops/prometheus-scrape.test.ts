@@ -91,7 +91,12 @@ describe('a real Prometheus scraping the running service with the rules loaded',
       return result.length === 1 ? Number(result[0]!.value[1]) : undefined
     }
     expect(await value('up{job="stockplan"}')).toBe(1)
-    expect(await value('stockplan_store_up')).toBe(1)
+    // a store read slower than its deadline on a busy host reads as down for 10 s: up again at the next read
+    await eventually(
+      async () => ((await value('stockplan_store_up')) === 1 ? true : undefined),
+      15_000,
+      'stockplan_store_up never said 1',
+    )
     expect(await value('stockplan_chain_step_last_success_duration_seconds{step="build"}')).toBe(47)
     // the recording rules and the alerts run on what was scraped: an empty store has no plan at all, and the run
     // above failed in plan

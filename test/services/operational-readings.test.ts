@@ -104,7 +104,7 @@ describe('the store readings behind /metrics', () => {
       latestPlanDate: async () => '2026-09-30',
       now,
       log: silent,
-      timings: { ttlMs: 10_000, deadlineMs: 300 },
+      timings: { ttlMs: 10_000, deadlineMs: 1_500 }, // generous: the suite's host is busy
     })
     const first = await read()
     expect(first).toMatchObject({ storeUp: true, latestPlanDate: '2026-09-30', incompleteSyncedDays: 0 })
@@ -130,13 +130,13 @@ describe('the store readings behind /metrics', () => {
       nowMs += 10_000
       const started = Date.now()
       const frozen = await read()
-      expect(Date.now() - started).toBeLessThan(2_000)
+      expect(Date.now() - started).toBeLessThan(4_000)
       expect(frozen.storeUp).toBe(false)
       expect(frozen.outbox.depth, 'the last values stand').toBe(3)
       // the next scrapes within the lifetime do not wait again
       const again = Date.now()
       expect((await read()).storeUp).toBe(false)
-      expect(Date.now() - again).toBeLessThan(50)
+      expect(Date.now() - again, 'no second wait for the deadline').toBeLessThan(500)
       await locker.query('rollback')
     } finally {
       await locker.end()
@@ -155,12 +155,18 @@ describe('the store readings behind /metrics', () => {
     const locker = new pg.Client({ connectionString: t.url })
     await locker.connect()
     try {
-      expect((await app.inject('/metrics')).body).toMatch(/^stockplan_store_up 1$/m)
+      // up first (a read slower than its 1 s deadline on a busy host counts as down: the next one is asked later)
+      let body = (await app.inject('/metrics')).body
+      for (let i = 0; i < 5 && !/^stockplan_store_up 1$/m.test(body); i++) {
+        nowMs += 10_000
+        body = (await app.inject('/metrics')).body
+      }
+      expect(body).toMatch(/^stockplan_store_up 1$/m)
       await locker.query('begin; lock table trading_calendar in access exclusive mode')
       nowMs += 60_000
       const started = Date.now()
       const res = await app.inject('/metrics')
-      expect(Date.now() - started).toBeLessThan(3_000)
+      expect(Date.now() - started, 'answered, not held until the lock goes').toBeLessThan(5_000)
       expect(res.statusCode).toBe(200)
       expect(res.body).toMatch(/^stockplan_store_up 0$/m)
       expect(res.body).toMatch(/^stockplan_chain_step_last_failure_timestamp_seconds\{step="plan"\} 1791547251$/m)
