@@ -80,8 +80,13 @@ export function createMonitoringRepository(db: Db): MonitoringRepository {
           from lines ok where ok.event = 'ok'
           order by ok.step, ok.logged_at desc, ok.line_no desc),
         failures as (
-          select step, max(finished_at) as last_failure from recent
-          where status in ('failed', 'timeout', 'killed') and step is not null group by step)
+          select step, max(finished_at) as last_failure from (
+            -- a run closed as an orphan (its executor died) has no step: the step it last started
+            select coalesce(r.step, (
+              select s.step from lines s where s.log_id = r.log_id and s.event = 'start' order by s.line_no desc limit 1
+            )) as step, r.finished_at
+            from recent r where r.status in ('failed', 'timeout', 'killed')) f
+          where step is not null group by step)
         select step, starts.last_start, oks.last_ok, oks.ok_seconds, failures.last_failure
         from starts full join oks using (step) full join failures using (step)`.execute(db)
       return rows.map((r) => ({

@@ -11,6 +11,7 @@ import { createLogger } from '../../src/logger.js'
 import { createMetrics } from '../../src/services/metrics.js'
 import { createOperationalReadings, createSkillReadings } from '../../src/services/operational-readings.js'
 import { createMonitoringRepository } from '../../src/storage/monitoring.repository.js'
+import { createRunStore } from '../../src/storage/run.repository.js'
 import { storeRun } from '../support/chain-runs.js'
 import { testConfig } from '../support/config.js'
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
@@ -77,6 +78,18 @@ describe('the store readings behind /metrics', () => {
       lastSuccessSeconds: 5,
       lastFailureAt: at('2026-10-09T12:00:51Z'),
     })
+    // a run another executor closed as an orphan has no step: it failed in the step it last started
+    const runs = createRunStore(t.db)
+    await storeRun(t, 9, [['2026-10-09T13:00:00Z', 'sync', 'start']], {
+      status: 'succeeded',
+      step: 'sync',
+      at: '2026-10-09T13:00:05Z',
+    })
+    await t.db.updateTable('chain_runs').set({ status: 'running', step: null }).where('log_id', '=', 9).execute()
+    await runs.closeOrphan({ logId: 9, ownerId: 'test', logDateTime: 0 }, 'executor gone', at('2026-10-09T13:05:00Z'))
+    const withOrphan = await createMonitoringRepository(t.db).chainSteps(at('2026-09-01T00:00:00Z'))
+    expect(withOrphan.find((s) => s.step === 'sync')?.lastFailureAt).toEqual(at('2026-10-09T13:05:00Z'))
+    await t.db.deleteFrom('chain_runs').where('log_id', '=', 9).execute()
     // runs created before the window are not read
     expect(await createMonitoringRepository(t.db).chainSteps(at('2026-10-10T00:00:00Z'))).toEqual([])
   })
