@@ -19,6 +19,8 @@ import { createWriteBehind, type WriteBehind } from './jobs/write-behind.js'
 import type { Logger } from './logger.js'
 import { createLatestDate, type LatestDate } from './services/latest-date.js'
 import { createLogicStateService, type LogicStateService } from './services/logic-state.service.js'
+import type { OperationalSource } from './services/metrics.js'
+import { createOperationalReadings, createSkillReadings, evaluateSkill } from './services/operational-readings.js'
 import { createPlanService, type PlanObserver, type PlanService } from './services/plan.service.js'
 import { createPlanAssembler, type PlanAssembler } from './services/plan-assembler.js'
 import { createPlanDays } from './services/plan-days.js'
@@ -31,6 +33,7 @@ import type { Db } from './storage/db.js'
 import { createImportStore } from './storage/import.repository.js'
 import { createLookupRepository } from './storage/lookup.repository.js'
 import { createMarketDataRepository, type MarketDataRepository } from './storage/market-data.repository.js'
+import { createMonitoringRepository } from './storage/monitoring.repository.js'
 import { createOutcomesRepository, type OutcomesRepository } from './storage/outcomes.repository.js'
 import { createPlanDayStatsRepository } from './storage/plan-day-stats.repository.js'
 import { createPlanFiles, type PlanFiles } from './storage/plan-files.js'
@@ -376,5 +379,21 @@ export function createServices(
         chainOptions,
       ),
     close: () => latestDate.close(),
+  }
+}
+
+/** What `/metrics` reads the plan's, the chain's, the store's and the skill's gauges from (the server's registry). */
+export function createOperationalSource(
+  services: Pick<Services, 'store' | 'latestDate' | 'trackRecord' | 'log'>,
+  now: () => number = Date.now,
+): OperationalSource {
+  return {
+    readings: createOperationalReadings({
+      repository: createMonitoringRepository(services.store.db),
+      latestPlanDate: () => services.latestDate.get(),
+      now,
+      log: services.log,
+    }),
+    skill: createSkillReadings({ evaluate: () => evaluateSkill(services.trackRecord, now()), now, log: services.log }),
   }
 }

@@ -16,7 +16,6 @@ export interface SyncGapsRepository {
   /** The day's state after a sync: the late interfaces with counts (none: the day is whole). */
   record(day: string, missing: Readonly<Record<string, number>>): Promise<void>
   /** How many trading days are incomplete. */
-  countDays(): Promise<number>
   /** Bars stored on `day` that are not suspension bars: what the next day's daily is checked against. */
   tradedBars(day: string): Promise<number>
 }
@@ -58,12 +57,6 @@ export function createSyncGapsRepository(pool: pg.Pool): SyncGapsRepository {
       } finally {
         client.release()
       }
-    },
-    async countDays() {
-      const { rows } = await pool.query<{ n: number }>(
-        `select count(distinct trade_date)::int as n from sync_incomplete_days`,
-      )
-      return rows[0]?.n ?? 0
     },
     async tradedBars(day) {
       const { rows } = await pool.query<{ n: number }>(

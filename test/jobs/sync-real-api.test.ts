@@ -9,7 +9,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createServices } from '../../src/compose.js'
+import { createOperationalSource, createServices } from '../../src/compose.js'
 import { createTushareClient } from '../../src/datasource/tushare/client.js'
 import { importDirectory } from '../../src/jobs/import/import-job.js'
 import { silentProgress } from '../../src/jobs/progress.js'
@@ -296,7 +296,9 @@ describe('late data across two nights of the chain', () => {
       })
       const services = createServices(config, log, t)
       const metrics = createMetrics({ defaults: false })
-      metrics.setSyncIncompleteDays(() => createSyncGapsRepository(t.pool).countDays())
+      // a clock a minute on at each reading: the readings' short cache never answers for the night before
+      let clock = Date.now()
+      metrics.setOperationalSource(createOperationalSource(services, () => (clock += 60_000)))
       const gauge = async () => /^stockplan_sync_incomplete_days (\d+)$/m.exec(await metrics.registry.metrics())?.[1]
       const bar = `select count(*)::int as n from daily_bars where code = '600519.SH' and trade_date = '2024-01-17'`
       const valuations = `select count(*)::int as n from daily_basics where trade_date = '2024-01-17'`
