@@ -1,0 +1,223 @@
+import { sql } from 'kysely'
+import type { BookDayFacts, InvestableRow } from '../domain/book-exposures.js'
+import { SCREEN_RULES } from '../domain/screening.js'
+import type { Db } from './db.js'
+import type { IsoDate } from './schema.js'
+
+/** A stock's bar as the book reads it; the 20-day figures are of the 20 traded days before it. */
+export interface BookBarRow {
+  readonly date: IsoDate
+  readonly open: number
+  readonly close: number
+  readonly adj: number
+  readonly preClose: number | null
+  readonly isSt: boolean
+  readonly upLimit: number | null
+  readonly downLimit: number | null
+  readonly amount20d: number | null
+  readonly vol20d: number | null
+}
+
+export interface BookCodeBars {
+  readonly code: string
+  readonly board: string | null
+  readonly listDate: IsoDate | null
+  /** Ascending by date; suspended days are left out. */
+  readonly bars: BookBarRow[]
+}
+
+/** What a code's bars are read for: from its first target day on, with the 20 traded days before for its figures. */
+export interface BarsWanted {
+  readonly code: string
+  /** First date whose bar is returned. */
+  readonly from: IsoDate
+  /** First date read for the 20-day figures (about 30 trading days before `from`). */
+  readonly lookFrom: IsoDate
+}
+
+type BarTuple = [
+  IsoDate,
+  number,
+  number,
+  number,
+  number | null,
+  boolean,
+  number | null,
+  number | null,
+  number | null,
+  number | null,
+]
+
+/** Reads what the main book needs: each day's `main`, its names' bars, and the per-day universe facts. */
+export function createBookRepository(db: Db) {
+  return {
+    /** Each plan date's `main` tier rows in rank order, at most `depth` a day. */
+    async mainLists(depth: number, from?: IsoDate, to?: IsoDate): Promise<Map<IsoDate, string[]>> {
+      const rows = await sql<{ d: IsoDate; codes: string[] }>`
+        select trade_date::text as d, (array_agg(code order by rank, code))[1:${depth}] as codes
+        from tier_scores
+        where tier = 'main' and trade_date between ${from ?? '0001-01-01'}::date and ${to ?? '9999-12-31'}::date
+        group by trade_date`.execute(db)
+      return new Map(rows.rows.map((r) => [r.d, r.codes]))
+    },
+
+    /** Plan dates (dates with tier rows) between the dates, ascending. */
+    async planDates(from?: IsoDate, to?: IsoDate): Promise<IsoDate[]> {
+      const rows = await sql<{ d: IsoDate }>`
+        select trade_date::text as d from plan_dates
+        where trade_date between ${from ?? '0001-01-01'}::date and ${to ?? '9999-12-31'}::date
+        order by 1`.execute(db)
+      return rows.rows.map((r) => r.d)
+    },
+
+    /**
+     * The codes' traded bars from their `from` through `to`, each with the mean traded value and the standard
+     * deviation of the back-adjusted close-to-close returns of the 20 traded days before it. One JSON row per code.
+     */
+    async bars(wanted: readonly BarsWanted[], to: IsoDate): Promise<BookCodeBars[]> {
+      if (wanted.length === 0) return []
+      const rows = await sql<{ code: string; board: string | null; list_date: IsoDate | null; bars: BarTuple[] }>`
+        with wanted as (
+          select * from unnest(${wanted.map((w) => w.code)}::text[], ${wanted.map((w) => w.from)}::date[],
+            ${wanted.map((w) => w.lookFrom)}::date[]) as w(code, from_date, look_from)
+        ), traded as (
+          select b.code, b.trade_date, b.open, b.close, b.adj_factor, b.pre_close, b.is_st, b.up_limit, b.down_limit,
+            b.amount, w.from_date,
+            b.close * b.adj_factor / lag(b.close * b.adj_factor) over (partition by b.code order by b.trade_date) - 1 as r
+          from wanted w join daily_bars b on b.code = w.code
+          where b.trade_date between w.look_from and ${to}::date and not b.is_suspended
+        ), figured as (
+          select *, avg(amount) over before20 as amount20d, stddev_samp(r) over before20 as vol20d
+          from traded
+          window before20 as (partition by code order by trade_date rows between 20 preceding and 1 preceding)
+        )
+        select f.code, s.board, s.list_date::text as list_date,
+          json_agg(json_build_array(f.trade_date, f.open, f.close, f.adj_factor, f.pre_close, f.is_st, f.up_limit,
+            f.down_limit, f.amount20d, f.vol20d) order by f.trade_date) as bars
+        from figured f left join securities s on s.code = f.code
+        where f.trade_date >= f.from_date
+        group by f.code, s.board, s.list_date`.execute(db)
+      return rows.rows.map((r) => ({
+        code: r.code,
+        board: r.board,
+        listDate: r.list_date,
+        bars: r.bars.map(([date, open, close, adj, preClose, isSt, upLimit, downLimit, amount20d, vol20d]) => ({
+          date,
+          open,
+          close,
+          adj,
+          preClose,
+          isSt,
+          upLimit,
+          downLimit,
+          amount20d,
+          vol20d,
+        })),
+      }))
+    },
+
+    /** The index's closes between two dates, by date. */
+    async indexCloses(code: string, from: IsoDate, to: IsoDate): Promise<Map<IsoDate, number>> {
+      const rows = await db
+        .selectFrom('index_bars')
+        .select(['trade_date', 'close'])
+        .where('code', '=', code)
+        .where('trade_date', '>=', from)
+        .where('trade_date', '<=', to)
+        .execute()
+      return new Map(rows.map((r) => [r.trade_date, r.close]))
+    },
+
+    /**
+     * The universe investable on `date` (its tier rows: traded, 20-day mean traded value at the screen's floor or
+     * above, not ST) with each code's return to `next`'s close and its exposures from the bars since `lookFrom`
+     * (61 trading days back): 60-day beta to `benchmark`, 20-day volatility, 5-day return.
+     */
+    async investable(date: IsoDate, next: IsoDate, lookFrom: IsoDate, benchmark: string): Promise<InvestableRow[]> {
+      const rows = await sql<{
+        code: string
+        industry: string | null
+        amount_ma20: number
+        next_ret: number | null
+        beta: number | null
+        volatility: number | null
+        reversal: number | null
+      }>`
+        with inv as (
+          select code, amount_ma20 from tier_scores
+          where trade_date = ${date}::date and not is_suspended and not is_st
+            and amount_ma20 >= ${SCREEN_RULES.minAmountMa20}
+        ), px as (
+          select b.code, b.trade_date, b.close * b.adj_factor as p,
+            lag(b.close * b.adj_factor) over (partition by b.code order by b.trade_date) as prev
+          from inv join daily_bars b on b.code = inv.code
+          where b.trade_date between ${lookFrom}::date and ${date}::date and not b.is_suspended
+        ), idx as (
+          select trade_date, close / lag(close) over (order by trade_date) - 1 as m from index_bars
+          where code = ${benchmark} and trade_date between ${lookFrom}::date and ${date}::date
+        ), rets as (
+          select px.code, px.p / px.prev - 1 as r, idx.m,
+            row_number() over (partition by px.code order by px.trade_date desc) as k
+          from px left join idx on idx.trade_date = px.trade_date
+          where px.prev is not null
+        ), figures as (
+          select code,
+            case when count(*) filter (where k <= 20) >= 10 then stddev_samp(r) filter (where k <= 20) end as volatility,
+            case when count(m) filter (where k <= 60) >= 40 then regr_slope(r, m) filter (where k <= 60) end as beta,
+            case when count(*) filter (where k <= 5) = 5 then exp(sum(ln(1 + r)) filter (where k <= 5)) - 1 end
+              as reversal
+          from rets group by code
+        )
+        select inv.code, s.industry, inv.amount_ma20, f.volatility, f.beta, f.reversal,
+          n.close * n.adj_factor / (t.close * t.adj_factor) - 1 as next_ret
+        from inv
+        left join securities s on s.code = inv.code
+        left join figures f on f.code = inv.code
+        left join daily_bars t on t.code = inv.code and t.trade_date = ${date}::date
+        left join daily_bars n on n.code = inv.code and n.trade_date = ${next}::date and not n.is_suspended
+        order by inv.code`.execute(db)
+      return rows.rows.map((r) => ({
+        code: r.code,
+        industry: r.industry,
+        amountMa20: r.amount_ma20,
+        nextRet: r.next_ret,
+        beta: r.beta,
+        volatility: r.volatility,
+        reversal: r.reversal,
+      }))
+    },
+
+    /** The stored facts of plan dates between the dates, by date. */
+    async readFacts(from?: IsoDate, to?: IsoDate): Promise<Map<IsoDate, { next: IsoDate; facts: BookDayFacts }>> {
+      let q = db.selectFrom('plan_day_book').select(['trade_date', 'next_date', 'facts'])
+      if (from) q = q.where('trade_date', '>=', from)
+      if (to) q = q.where('trade_date', '<=', to)
+      const rows = await q.execute()
+      return new Map(rows.map((r) => [r.trade_date, { next: r.next_date, facts: r.facts }]))
+    },
+
+    /** Plan dates with stored facts. */
+    async factDates(): Promise<Set<IsoDate>> {
+      const rows = await db.selectFrom('plan_day_book').select('trade_date').execute()
+      return new Set(rows.map((r) => r.trade_date))
+    },
+
+    /** Writes (or replaces) plan days' facts. */
+    async writeFacts(days: ReadonlyArray<{ date: IsoDate; next: IsoDate; facts: BookDayFacts }>): Promise<void> {
+      if (days.length === 0) return
+      await db
+        .insertInto('plan_day_book')
+        .values(days.map((d) => ({ trade_date: d.date, next_date: d.next, facts: JSON.stringify(d.facts) })))
+        .onConflict((oc) =>
+          oc.column('trade_date').doUpdateSet((eb) => ({
+            next_date: eb.ref('excluded.next_date'),
+            facts: eb.ref('excluded.facts'),
+            computed_at: sql<Date>`now()`,
+          })),
+        )
+        .execute()
+    },
+  }
+}
+
+export type BookRepository = ReturnType<typeof createBookRepository>
