@@ -165,8 +165,17 @@ export const TrackRecordSchema = Type.Object(
       days: Type.Array(PortfolioDay),
       cum_excess: num,
       max_drawdown: num,
-      ir: Nullable(Type.Number({ description: 'annualised information ratio; null under 20 invested days' })),
-      mean_turnover: num,
+      ir: Nullable(
+        Type.Number({
+          description:
+            'annualised information ratio on non-overlapping h-day windows (mean over the h offsets); null under 20 invested days',
+        }),
+      ),
+      mean_turnover: Nullable(
+        Type.Number({
+          description: "share of a cohort bought new against the cohort h plan days back, whose capital it takes",
+        }),
+      ),
       invested_days: Type.Integer(),
       costs: closed({
         commission: Type.Number({ description: 'per side, fraction of traded value' }),
