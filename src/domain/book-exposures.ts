@@ -26,6 +26,66 @@ export interface InvestableRow {
 export const isInvestable = (row: { isSuspended: boolean; isSt: boolean; amountMa20: number }): boolean =>
   !row.isSuspended && !row.isSt && row.amountMa20 >= SCREEN_RULES.minAmountMa20
 
+/** Trading days of bars before a plan day that its exposures read: 60 returns need 61 closes. */
+export const EXPOSURE_LOOK_BACK = 61
+
+/** Back-adjusted closes on a calendar: `px[k]` is the close × adj on calendar day k, NaN where it did not trade. */
+export type AlignedCloses = Float64Array
+
+const sampleSdOf = (xs: readonly number[]): number => {
+  const m = xs.reduce((a, b) => a + b, 0) / xs.length
+  return Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / (xs.length - 1))
+}
+
+/**
+ * An investable code's figures on calendar day `t` from its traded closes of days t − 61 .. t: 20-day volatility
+ * (10 returns at least), 60-day beta to the index over the same spans (40 at least), the 5-day return (5 returns),
+ * and the return from t's close to day t + 1's (null when it has no bar on either).
+ */
+export function investableFigures(
+  px: AlignedCloses,
+  index: AlignedCloses,
+  t: number,
+): Pick<InvestableRow, 'nextRet' | 'beta' | 'volatility' | 'reversal'> {
+  const r: number[] = []
+  const m: Array<number | null> = []
+  let later = Number.NaN
+  let laterDay = t
+  for (let k = t; k >= Math.max(0, t - EXPOSURE_LOOK_BACK); k--) {
+    if (Number.isNaN(px[k]!)) continue
+    if (!Number.isNaN(later)) {
+      // newest first: the return from day k to the next traded day after it
+      r.push(later / px[k]! - 1)
+      const a = index[k]!
+      const b = index[laterDay]!
+      m.push(Number.isNaN(a) || Number.isNaN(b) ? null : b / a - 1)
+    }
+    later = px[k]!
+    laterDay = k
+  }
+  const vol = r.slice(0, 20)
+  const pairs = r.slice(0, 60).flatMap((x, i) => (m[i] === null ? [] : [[x, m[i]!] as const]))
+  let beta: number | null = null
+  if (pairs.length >= 40) {
+    const mx = pairs.reduce((a, p) => a + p[1], 0) / pairs.length
+    const my = pairs.reduce((a, p) => a + p[0], 0) / pairs.length
+    let cov = 0
+    let varM = 0
+    for (const [y, x] of pairs) {
+      cov += (x - mx) * (y - my)
+      varM += (x - mx) ** 2
+    }
+    beta = varM > 0 ? cov / varM : null
+  }
+  const next = px[t + 1]
+  return {
+    nextRet: next === undefined || Number.isNaN(next) || Number.isNaN(px[t]!) ? null : next / px[t]! - 1,
+    volatility: vol.length >= 10 ? sampleSdOf(vol) : null,
+    beta,
+    reversal: r.length >= 5 ? r.slice(0, 5).reduce((a, x) => a * (1 + x), 1) - 1 : null,
+  }
+}
+
 export interface BookDayFacts {
   /** Mean T→D return of the investable names with a bar on D; null when none has. */
   readonly universeRet: number | null

@@ -1,10 +1,16 @@
 import { throwIfAborted } from '../abort.js'
-import { type BookDayFacts, bookDayFacts } from '../domain/book-exposures.js'
+import {
+  type BookDayFacts,
+  bookDayFacts,
+  EXPOSURE_LOOK_BACK,
+  type InvestableRow,
+  investableFigures,
+} from '../domain/book-exposures.js'
 import type { BookRepository } from '../storage/book.repository.js'
 import type { IsoDate } from '../storage/schema.js'
 
-/** Trading days of bars before a plan day that its exposures read: 60 returns need 61 closes. */
-const EXPOSURE_LOOK_BACK = 61
+/** Plan days computed from one read of their closes: bounds what is held at once (≈ 5,000 codes × 120 days). */
+const DAYS_PER_READ = 60
 
 export interface BookDay {
   readonly date: IsoDate
@@ -24,20 +30,46 @@ export function createBookDays(deps: {
   benchmark: string
   depth: number
 }) {
+  /** The facts of plan dates (ascending) that have a next trading day, from one read of their span's closes. */
   async function compute(dates: readonly IsoDate[], calendar: readonly IsoDate[]): Promise<BookDay[]> {
-    if (dates.length === 0) return []
     const index = new Map(calendar.map((d, i) => [d, i]))
-    const mains = await deps.book.mainLists(deps.depth, dates[0], dates.at(-1))
-    const out: BookDay[] = []
-    for (const date of dates) {
-      const i = index.get(date)
-      const next = i === undefined ? undefined : calendar[i + 1]
-      if (i === undefined || next === undefined) continue
-      const lookFrom = calendar[Math.max(0, i - EXPOSURE_LOOK_BACK)]!
-      const rows = await deps.book.investable(date, next, lookFrom, deps.benchmark)
-      out.push({ date, next, facts: bookDayFacts(rows, mains.get(date) ?? []) })
+    const planned = dates.filter((d) => index.has(d) && index.get(d)! + 1 < calendar.length)
+    const first = planned[0]
+    const last = planned.at(-1)
+    if (first === undefined || last === undefined) return []
+    const start = Math.max(0, index.get(first)! - EXPOSURE_LOOK_BACK)
+    const span = calendar.slice(start, index.get(last)! + 2)
+    const [mains, investable, closes, indexCloses] = await Promise.all([
+      deps.book.mainLists(deps.depth, first, last),
+      deps.book.investable(first, last),
+      deps.book.adjustedCloses(span[0]!, span.at(-1)!, first, last),
+      deps.book.indexCloses(deps.benchmark, span[0]!, span.at(-1)!),
+    ])
+    const aligned = (points: Iterable<readonly [IsoDate, number]>): Float64Array => {
+      const out = new Float64Array(span.length).fill(Number.NaN)
+      for (const [date, value] of points) {
+        const k = index.get(date)
+        if (k !== undefined && k >= start) out[k - start] = value
+      }
+      return out
     }
-    return out
+    const indexPx = aligned(indexCloses)
+    const px = new Map([...closes].map(([code, c]) => [code, { industry: c.industry, px: aligned(c.closes) }]))
+    return planned.map((date) => {
+      const t = index.get(date)! - start
+      const rows: InvestableRow[] = (investable.get(date) ?? []).map(({ code, amountMa20 }) => {
+        const series = px.get(code)
+        return {
+          code,
+          industry: series?.industry ?? null,
+          amountMa20,
+          ...(series
+            ? investableFigures(series.px, indexPx, t)
+            : { nextRet: null, beta: null, volatility: null, reversal: null }),
+        }
+      })
+      return { date, next: calendar[index.get(date)! + 1]!, facts: bookDayFacts(rows, mains.get(date) ?? []) }
+    })
   }
 
   return {
@@ -47,11 +79,9 @@ export function createBookDays(deps: {
       if (dates.length === 0) return out
       const [stored, calendar] = await Promise.all([deps.book.readFacts(dates[0], dates.at(-1)), deps.calendar()])
       for (const [date, s] of stored) out.set(date, { date, ...s })
-      for (const day of await compute(
-        dates.filter((d) => !out.has(d)),
-        calendar,
-      ))
-        out.set(day.date, day)
+      const missing = dates.filter((d) => !out.has(d))
+      for (let i = 0; i < missing.length; i += DAYS_PER_READ)
+        for (const day of await compute(missing.slice(i, i + DAYS_PER_READ), calendar)) out.set(day.date, day)
       return out
     },
 
@@ -62,10 +92,11 @@ export function createBookDays(deps: {
         deps.book.factDates(),
         deps.calendar(),
       ])
+      const missing = dates.filter((d) => !stored.has(d))
       let written = 0
-      for (const date of dates.filter((d) => !stored.has(d))) {
+      for (let i = 0; i < missing.length; i += DAYS_PER_READ) {
         throwIfAborted(signal)
-        const days = await compute([date], calendar)
+        const days = await compute(missing.slice(i, i + DAYS_PER_READ), calendar)
         await deps.book.writeFacts(days)
         written += days.length
       }

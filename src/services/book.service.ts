@@ -51,7 +51,8 @@ export function createBookService(deps: {
       const traded = dates.filter((d) => index.has(d))
       const first = traded[0]
       const lastPlan = traded.at(-1)
-      const end = lastPlan === undefined ? undefined : calendar[index.get(lastPlan)! + 1]
+      // the day after the last plan day, or the last plan day itself when nothing has traded since
+      const end = lastPlan === undefined ? undefined : calendar[Math.min(index.get(lastPlan)! + 1, calendar.length - 1)]
       const plan = traded.map((date) => ({ date, main: mains.get(date) ?? [] }))
       const facts = await deps.days.facts(traded)
       // each code from the day after the first plan day that targets it to the end of the range

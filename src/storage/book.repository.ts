@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { BookDayFacts, InvestableRow } from '../domain/book-exposures.js'
+import type { BookDayFacts } from '../domain/book-exposures.js'
 import { SCREEN_RULES } from '../domain/screening.js'
 import type { Db } from './db.js'
 import type { IsoDate } from './schema.js'
@@ -128,63 +128,40 @@ export function createBookRepository(db: Db) {
       return new Map(rows.map((r) => [r.trade_date, r.close]))
     },
 
+    /** The codes investable on each plan date between the dates (tier rows: traded, liquid enough, not ST). */
+    async investable(from: IsoDate, to: IsoDate): Promise<Map<IsoDate, Array<{ code: string; amountMa20: number }>>> {
+      const rows = await sql<{ d: IsoDate; codes: string[]; amounts: number[] }>`
+        select trade_date::text as d, json_agg(code order by code) as codes,
+          json_agg(amount_ma20 order by code) as amounts
+        from tier_scores
+        where trade_date between ${from}::date and ${to}::date and not is_suspended and not is_st
+          and amount_ma20 >= ${SCREEN_RULES.minAmountMa20}
+        group by trade_date`.execute(db)
+      return new Map(rows.rows.map((r) => [r.d, r.codes.map((code, i) => ({ code, amountMa20: r.amounts[i]! }))]))
+    },
+
     /**
-     * The universe investable on `date` (its tier rows: traded, 20-day mean traded value at the screen's floor or
-     * above, not ST) with each code's return to `next`'s close and its exposures from the bars since `lookFrom`
-     * (61 trading days back): 60-day beta to `benchmark`, 20-day volatility, 5-day return.
+     * Back-adjusted closes (close × adj) of the traded days between two dates of the codes investable on some plan
+     * date between `planFrom` and `planTo`, one JSON row per code.
      */
-    async investable(date: IsoDate, next: IsoDate, lookFrom: IsoDate, benchmark: string): Promise<InvestableRow[]> {
-      const rows = await sql<{
-        code: string
-        industry: string | null
-        amount_ma20: number
-        next_ret: number | null
-        beta: number | null
-        volatility: number | null
-        reversal: number | null
-      }>`
-        with inv as (
-          select code, amount_ma20 from tier_scores
-          where trade_date = ${date}::date and not is_suspended and not is_st
+    async adjustedCloses(
+      from: IsoDate,
+      to: IsoDate,
+      planFrom: IsoDate,
+      planTo: IsoDate,
+    ): Promise<Map<string, { industry: string | null; closes: Array<[IsoDate, number]> }>> {
+      const rows = await sql<{ code: string; industry: string | null; closes: Array<[IsoDate, number]> }>`
+        with codes as (
+          select distinct code from tier_scores
+          where trade_date between ${planFrom}::date and ${planTo}::date and not is_suspended and not is_st
             and amount_ma20 >= ${SCREEN_RULES.minAmountMa20}
-        ), px as (
-          select b.code, b.trade_date, b.close * b.adj_factor as p,
-            lag(b.close * b.adj_factor) over (partition by b.code order by b.trade_date) as prev
-          from inv join daily_bars b on b.code = inv.code
-          where b.trade_date between ${lookFrom}::date and ${date}::date and not b.is_suspended
-        ), idx as (
-          select trade_date, close / lag(close) over (order by trade_date) - 1 as m from index_bars
-          where code = ${benchmark} and trade_date between ${lookFrom}::date and ${date}::date
-        ), rets as (
-          select px.code, px.p / px.prev - 1 as r, idx.m,
-            row_number() over (partition by px.code order by px.trade_date desc) as k
-          from px left join idx on idx.trade_date = px.trade_date
-          where px.prev is not null
-        ), figures as (
-          select code,
-            case when count(*) filter (where k <= 20) >= 10 then stddev_samp(r) filter (where k <= 20) end as volatility,
-            case when count(m) filter (where k <= 60) >= 40 then regr_slope(r, m) filter (where k <= 60) end as beta,
-            case when count(*) filter (where k <= 5) = 5 then exp(sum(ln(1 + r)) filter (where k <= 5)) - 1 end
-              as reversal
-          from rets group by code
         )
-        select inv.code, s.industry, inv.amount_ma20, f.volatility, f.beta, f.reversal,
-          n.close * n.adj_factor / (t.close * t.adj_factor) - 1 as next_ret
-        from inv
-        left join securities s on s.code = inv.code
-        left join figures f on f.code = inv.code
-        left join daily_bars t on t.code = inv.code and t.trade_date = ${date}::date
-        left join daily_bars n on n.code = inv.code and n.trade_date = ${next}::date and not n.is_suspended
-        order by inv.code`.execute(db)
-      return rows.rows.map((r) => ({
-        code: r.code,
-        industry: r.industry,
-        amountMa20: r.amount_ma20,
-        nextRet: r.next_ret,
-        beta: r.beta,
-        volatility: r.volatility,
-        reversal: r.reversal,
-      }))
+        select c.code, s.industry,
+          (select json_agg(json_build_array(b.trade_date, b.close * b.adj_factor) order by b.trade_date)
+           from daily_bars b
+           where b.code = c.code and b.trade_date between ${from}::date and ${to}::date and not b.is_suspended) as closes
+        from codes c left join securities s on s.code = c.code`.execute(db)
+      return new Map(rows.rows.map((r) => [r.code, { industry: r.industry, closes: r.closes ?? [] }]))
     },
 
     /** The stored facts of plan dates between the dates, by date. */
