@@ -79,7 +79,18 @@ export function renderBook(b: BookReport): string {
   const stamp = c.stampDuty.map((s) => `${pct(s.rate, 2)} from ${s.from}`).join(', ')
   const figures = (pick: 'universe' | 'benchmark') =>
     tableText(
-      ['book size', 'gross/day', 't', 'net/day', 't', 'net IR', 'cumulative net', 'max drawdown', 'turnover/day', 'cost drag/yr'],
+      [
+        'book size',
+        'gross/day',
+        't',
+        'net/day',
+        't',
+        'net IR',
+        'cumulative net',
+        'max drawdown',
+        'turnover/day',
+        'cost drag/yr',
+      ],
       b.sizes.map((s) => {
         const f = s[pick]
         return [

@@ -183,6 +183,8 @@ export function averageExposures(days: readonly BookDayFacts[]): BookExposures {
   }
   const industries = [...sums]
     .map(([industry, s]) => ({ industry, book: s.book / held.length, universe: s.universe / held.length }))
-    .sort((a, b) => Math.abs(b.book - b.universe) - Math.abs(a.book - a.universe) || a.industry.localeCompare(b.industry))
+    .sort(
+      (a, b) => Math.abs(b.book - b.universe) - Math.abs(a.book - a.universe) || a.industry.localeCompare(b.industry),
+    )
   return { days: held.length, mean_z, industries }
 }

@@ -10,7 +10,7 @@ import {
   type BookPlanDay,
   simulateBook,
 } from './book.js'
-import { type BookExposures, type BookDayFacts, averageExposures } from './book-exposures.js'
+import { averageExposures, type BookDayFacts, type BookExposures } from './book-exposures.js'
 import { type BookSummary, summariseBook } from './book-summary.js'
 
 /** The size the daily curve is drawn at: the target is net excess > 0 at 100 M CNY. */

@@ -1,7 +1,7 @@
+import type { BookReport } from '../domain/book-report.js'
 import { HORIZONS } from '../domain/outcomes.js'
 import { assembleTrackRecord, type CostModel, SCORE_COMPONENTS, type TrackRecord } from '../domain/track-record.js'
 import { DomainError } from '../errors.js'
-import type { BookReport } from '../domain/book-report.js'
 import type { TrackRecordRepository, WeightsDay } from '../storage/track-record.repository.js'
 import type { BookService } from './book.service.js'
 import type { TrackRecordDays } from './track-record-days.js'

@@ -1,6 +1,6 @@
 import type { ColumnType, Insertable, Selectable } from 'kysely'
-import type { UntradableReason } from '../domain/outcomes.js'
 import type { BookDayFacts } from '../domain/book-exposures.js'
+import type { UntradableReason } from '../domain/outcomes.js'
 import type { DayStats } from '../domain/track-record-day.js'
 
 /** ISO date string `YYYY-MM-DD` (the DATE type parser returns strings). */

@@ -13,7 +13,15 @@ function bookOf(days: number) {
       calendar,
       bar: (_code, date) => {
         const k = calendar.indexOf(date)
-        return { open: 1.01 ** (k - 1), close: 1.01 ** k, adj: 1, limitUp: null, limitDown: null, amount20d: 1e9, vol20d: 0.02 }
+        return {
+          open: 1.01 ** (k - 1),
+          close: 1.01 ** k,
+          adj: 1,
+          limitUp: null,
+          limitDown: null,
+          amount20d: 1e9,
+          vol20d: 0.02,
+        }
       },
       universeReturn: () => 0,
       benchmarkReturn: () => -0.005,

@@ -155,7 +155,14 @@ describe('track record of three stocks over three days (hand-computed)', () => {
       exitDate: `d${String(i + 4).padStart(3, '0')}`,
       regime: null,
       benchRet: 0,
-      rows: [row('A', 90, 'main', x.slice(i, i + 5).reduce((a, b) => a + b, 0))],
+      rows: [
+        row(
+          'A',
+          90,
+          'main',
+          x.slice(i, i + 5).reduce((a, b) => a + b, 0),
+        ),
+      ],
     }))
     const record = evaluateTrackRecord(days, { horizon: 5, costs: free })
     const daily = summarise(x.slice(0, 404))

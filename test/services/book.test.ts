@@ -38,7 +38,9 @@ async function plainInputs(t: TestDatabase) {
     await sql<{ d: string }>`select distinct trade_date::text as d from stock_daily order by 1`.execute(t.db)
   ).rows.map((r) => r.d)
   const mains = await sql<{ d: string; code: string }>`
-    select trade_date::text as d, code from tier_scores where tier = 'main' order by trade_date, rank, code`.execute(t.db)
+    select trade_date::text as d, code from tier_scores where tier = 'main' order by trade_date, rank, code`.execute(
+    t.db,
+  )
   const mainOf = new Map<string, string[]>()
   for (const r of mains.rows) mainOf.set(r.d, [...(mainOf.get(r.d) ?? []), r.code])
   const bars = await sql<PlainBar>`
@@ -58,9 +60,15 @@ async function plainInputs(t: TestDatabase) {
       const before = list.slice(Math.max(0, i - 20), i)
       const rets = list
         .slice(Math.max(1, i - 20), i)
-        .map((x, k) => (x.close * x.adj) / (list[Math.max(1, i - 20) + k - 1]!.close * list[Math.max(1, i - 20) + k - 1]!.adj) - 1)
+        .map(
+          (x, k) =>
+            (x.close * x.adj) / (list[Math.max(1, i - 20) + k - 1]!.close * list[Math.max(1, i - 20) + k - 1]!.adj) - 1,
+        )
       const mean = rets.reduce((a, r) => a + r, 0) / rets.length
-      const listed = b.list_date === null || b.list_date < calendar[0]! ? Infinity : calendar.filter((d) => d >= b.list_date! && d <= b.d).length
+      const listed =
+        b.list_date === null || b.list_date < calendar[0]!
+          ? Infinity
+          : calendar.filter((d) => d >= b.list_date! && d <= b.d).length
       const ratio = b.pre_close === null || b.board === null ? null : limitRatio(b.board as Board, b.is_st, b.d, listed)
       barOf.set(`${b.code} ${b.d}`, {
         open: b.open,
@@ -188,7 +196,9 @@ describe('the main book from the store (issue 38)', () => {
       expect(body.book.exposures.note).toContain('not point in time')
       // the existing fields are still there
       expect(body.portfolio.ir === null || typeof body.portfolio.ir === 'number').toBe(true)
-      const text = renderTearSheet(await demo.services.trackRecord.evaluate({ horizon: 5, benchmark: DEFAULT_BENCHMARK }))
+      const text = renderTearSheet(
+        await demo.services.trackRecord.evaluate({ horizon: 5, benchmark: DEFAULT_BENCHMARK }),
+      )
       expect(text.startsWith('Main book')).toBe(true)
       expect(text).toContain('Signal research')
     } finally {
@@ -211,7 +221,9 @@ function closeTree(a: unknown, b: unknown, at = '$'): boolean {
     const ka = Object.keys(a).sort()
     const kb = Object.keys(b).sort()
     if (ka.join() !== kb.join()) throw new Error(`${at}: keys ${ka} != ${kb}`)
-    return ka.every((k) => closeTree((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${at}.${k}`))
+    return ka.every((k) =>
+      closeTree((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${at}.${k}`),
+    )
   }
   if (a !== b) throw new Error(`${at}: ${String(a)} != ${String(b)}`)
   return true

@@ -110,14 +110,13 @@ const BookReport = closed(
     exposures: closed({
       days: Type.Integer(),
       mean_z: ExposureZ,
-      industries: Type.Array(
-        closed({ industry: Type.String(), book: Type.Number(), universe: Type.Number() }),
-        { description: 'time-averaged share of names per industry, largest gaps first' },
-      ),
+      industries: Type.Array(closed({ industry: Type.String(), book: Type.Number(), universe: Type.Number() }), {
+        description: 'time-averaged share of names per industry, largest gaps first',
+      }),
       note: Type.String(),
     }),
   },
-  "The main book as a PM holds it: each plan day's `main` (first `depth` names) in equal weights, traded at the next open with limit and suspension rules, after commission, stamp duty, spread and impact (README \"Track record\")",
+  'The main book as a PM holds it: each plan day\'s `main` (first `depth` names) in equal weights, traded at the next open with limit and suspension rules, after commission, stamp duty, spread and impact (README "Track record")',
 )
 
 export const TrackRecordSchema = Type.Object(
@@ -173,7 +172,7 @@ export const TrackRecordSchema = Type.Object(
       ),
       mean_turnover: Nullable(
         Type.Number({
-          description: "share of a cohort bought new against the cohort h plan days back, whose capital it takes",
+          description: 'share of a cohort bought new against the cohort h plan days back, whose capital it takes',
         }),
       ),
       invested_days: Type.Integer(),
