@@ -10,6 +10,8 @@ import type { BookDays } from './book-days.js'
 
 /** Trading days read before a code's first target day for its 20-day traded value and volatility. */
 const FIGURES_LOOK_BACK = 30
+/** Trading days after a code's last target day its bars are read through at first: the sale of most leavers. */
+const CARRY_MARGIN = 10
 
 /** The day's limit prices: the imported ones (tushare stk_limit), else the board's rule on pre_close. */
 function limits(
@@ -55,40 +57,62 @@ export function createBookService(deps: {
       const end = lastPlan === undefined ? undefined : calendar[Math.min(index.get(lastPlan)! + 1, calendar.length - 1)]
       const plan = traded.map((date) => ({ date, main: mains.get(date) ?? [] }))
       const facts = await deps.days.facts(traded)
-      // each code from the day after the first plan day that targets it to the end of the range
-      const firstTarget = new Map<string, IsoDate>()
-      for (const day of plan) for (const code of day.main) if (!firstTarget.has(code)) firstTarget.set(code, day.date)
-      const wanted = [...firstTarget].flatMap(([code, date]) => {
-        const i = index.get(date)! + 1
-        if (i >= calendar.length) return []
-        return [{ code, from: calendar[i]!, lookFrom: calendar[Math.max(0, i - FIGURES_LOOK_BACK)]! }]
-      })
+      // each code from the day after the first plan day that targets it, through a few days after the last one;
+      // a book still holding it later (a leaver carried at its limit down, or suspended) has it read to the end
+      const targeted = new Map<string, { first: IsoDate; last: IsoDate }>()
+      for (const day of plan)
+        for (const code of day.main) {
+          const span = targeted.get(code)
+          if (span) span.last = day.date
+          else targeted.set(code, { first: day.date, last: day.date })
+        }
+      const readBars = async (codes: ReadonlyMap<string, { first: IsoDate; last: IsoDate | null }>) => {
+        const wanted = [...codes].flatMap(([code, span]) => {
+          const i = index.get(span.first)! + 1
+          if (i >= calendar.length) return []
+          const until = span.last === null ? undefined : calendar[index.get(span.last)! + CARRY_MARGIN]
+          return [{ code, from: calendar[i]!, lookFrom: calendar[Math.max(0, i - FIGURES_LOOK_BACK)]!, until }]
+        })
+        return end === undefined ? [] : deps.book.bars(wanted, end)
+      }
       const [codeBars, closes] = await Promise.all([
-        end === undefined ? Promise.resolve([]) : deps.book.bars(wanted, end),
+        readBars(targeted),
         first === undefined || end === undefined
           ? Promise.resolve(new Map<IsoDate, number>())
           : deps.book.indexCloses(query.benchmark, first, end),
       ])
       const bars = new Map<string, Map<IsoDate, BookBar>>()
-      for (const code of codeBars) {
-        const byDate = new Map<IsoDate, BookBar>()
-        for (const b of code.bars)
-          byDate.set(b.date, {
-            open: b.open,
-            close: b.close,
-            adj: b.adj,
-            ...limits(code, b, calendar),
-            amount20d: b.amount20d,
-            vol20d: b.vol20d,
-          })
-        bars.set(code.code, byDate)
+      /** The last date each code's bars were read through (the end of the range when absent). */
+      const readThrough = new Map<string, IsoDate>()
+      const keep = (list: readonly BookCodeBars[]) => {
+        for (const code of list) {
+          const byDate = new Map<IsoDate, BookBar>()
+          for (const b of code.bars)
+            byDate.set(b.date, {
+              open: b.open,
+              close: b.close,
+              adj: b.adj,
+              ...limits(code, b, calendar),
+              amount20d: b.amount20d,
+              vol20d: b.vol20d,
+            })
+          bars.set(code.code, byDate)
+          if (code.until) readThrough.set(code.code, code.until)
+          else readThrough.delete(code.code)
+        }
       }
+      keep(codeBars)
       const universe = new Map<IsoDate, number | null>()
       for (const day of facts.values()) universe.set(day.next, day.facts.universeRet)
       const span = first === undefined || end === undefined ? [] : calendar.slice(index.get(first), index.get(end)! + 1)
+      const beyond = new Set<string>()
       const market: BookMarket = {
         calendar: span,
-        bar: (code, date) => bars.get(code)?.get(date) ?? null,
+        bar: (code, date) => {
+          const through = readThrough.get(code)
+          if (through !== undefined && date > through) beyond.add(code)
+          return bars.get(code)?.get(date) ?? null
+        },
         universeReturn: (date) => universe.get(date) ?? null,
         benchmarkReturn: (date) => {
           const i = index.get(date)
@@ -97,14 +121,20 @@ export function createBookService(deps: {
           return close === undefined || before === undefined ? null : close / before - 1
         },
       }
-      return assembleBookReport({
-        plan,
-        market,
-        facts: [...facts.values()].map((d) => d.facts),
-        depth: deps.depth,
-        costs,
-        benchmark: query.benchmark,
-      })
+      const assemble = () =>
+        assembleBookReport({
+          plan,
+          market,
+          facts: [...facts.values()].map((d) => d.facts),
+          depth: deps.depth,
+          costs,
+          benchmark: query.benchmark,
+        })
+      const report = assemble()
+      if (beyond.size === 0) return report
+      // a name held past its bars read: read it to the end and simulate again (a rare, long carry)
+      keep(await readBars(new Map([...beyond].map((code) => [code, { first: targeted.get(code)!.first, last: null }]))))
+      return assemble()
     },
   }
 }

@@ -182,6 +182,45 @@ describe('the main book from the store (issue 38)', () => {
     expect(part.book.days[0]!.turnover).toBeGreaterThan(all.book.days[3]!.turnover)
   })
 
+  it('a leaver suspended past the first read of its bars is read again to the end, to the same book', async () => {
+    const before = await plainInputs(t)
+    const calendar = before.market.calendar
+    // a name in main on two plan days that leaves on P+1 for good, with 14 trading days after its sale day:
+    // suspend it for 12 of them, past the 10 days after P its bars are first read through
+    const leavesFor = (i: number) =>
+      before.plan[i]!.main.filter(
+        (c) => before.plan[i - 1]?.main.includes(c) && !before.plan.slice(i + 1).some((p) => p.main.includes(c)),
+      )
+    const leaver = before.plan.findIndex(
+      (p, i) =>
+        i + 1 < before.plan.length && calendar.indexOf(p.date) + 16 < calendar.length && leavesFor(i).length > 0,
+    )
+    expect(leaver).toBeGreaterThanOrEqual(0)
+    const day = before.plan[leaver]!
+    const code = leavesFor(leaver)[0]!
+    const sale = calendar.indexOf(day.date) + 2
+    await sql`update daily_bars set is_suspended = true
+      where code = ${code} and trade_date between ${calendar[sale]!}::date and ${calendar[sale + 11]!}::date`.execute(
+      t.db,
+    )
+    // the universe returns those days change too: the stored facts are computed again from the rows
+    await sql`delete from plan_day_book`.execute(t.db)
+    const plain = await plainInputs(t)
+    const report = await demo.services.trackRecord.evaluate({ horizon: 5, benchmark: DEFAULT_BENCHMARK })
+    const { exposures: _e, ...book } = report.book
+    const { exposures: _none, ...want } = assembleBookReport({
+      plan: plain.plan,
+      market: plain.market,
+      facts: [],
+      depth: DEFAULT_BOOK_DEPTH,
+      costs: DEFAULT_BOOK_COSTS,
+      benchmark: DEFAULT_BENCHMARK,
+    })
+    expect(closeTree(book, want)).toBe(true)
+    // the book carried it through the suspension (unless it re-entered main meanwhile)
+    expect(book.sizes[0]!.days_carrying).toBeGreaterThan(0)
+  })
+
   it('GET /plan/track_record carries the book in its schema; evaluate prints it first', async () => {
     const app = await buildApp(demo.services)
     try {
