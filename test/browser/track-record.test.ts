@@ -82,7 +82,9 @@ describe('track record: API and page in a real browser', () => {
     // the book first: its net value over the universe, key figures against the universe and CSI 300, capacity
     expect(api.book.days.length).toBeGreaterThan(10)
     expect(await page.locator('#book-title').textContent()).toBe('The main book as a PM holds it (after costs)')
-    expect(await page.locator('#chart-book .u-legend').textContent()).toContain('net value over the investable universe')
+    expect(await page.locator('#chart-book .u-legend').textContent()).toContain(
+      'net value over the investable universe',
+    )
     const headline = api.book.sizes.find((x) => x.size === api.book.headline_size)!
     const netRow = page.locator('#table-book tr').nth(2)
     expect(await netRow.locator('td').nth(1).textContent()).toBe(
@@ -92,14 +94,16 @@ describe('track record: API and page in a real browser', () => {
       headline.universe.net_excess.mean! > 0 ? 'up' : 'down',
     )
     expect(await page.locator('#table-book tr').first().textContent()).toContain('vs 000300.SH (price index)')
-    expect(await page.locator('#table-capacity tr td:first-child').allTextContents()).toEqual(['20 M', '100 M', '300 M'])
+    expect(await page.locator('#table-capacity tr td:first-child').allTextContents()).toEqual([
+      '20 M',
+      '100 M',
+      '300 M',
+    ])
     expect(await page.locator('#book-exposures').textContent()).toContain('not point in time')
+    // the book's section comes before the signal research's summary
     expect(
-      await page.evaluate(() =>
-        Boolean(
-          document.getElementById('book-section')!.compareDocumentPosition(document.getElementById('summary')!) &
-            Node.DOCUMENT_POSITION_FOLLOWING,
-        ),
+      await page.evaluate(
+        "Boolean(document.getElementById('book-section').compareDocumentPosition(document.getElementById('summary')) & Node.DOCUMENT_POSITION_FOLLOWING)",
       ),
     ).toBe(true)
     expect(await page.locator('#weights-section').isHidden()).toBe(weighted === 0)
