@@ -2,6 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises'
 import type pg from 'pg'
 import type { Config } from './config.js'
 import { createTushareClient } from './datasource/tushare/client.js'
+import { DEFAULT_BOOK_DEPTH } from './domain/book.js'
 import { DEFAULT_BENCHMARK } from './domain/outcomes.js'
 import { WEIGHT_RULES } from './domain/signal-weights.js'
 import { SIGNAL_WINDOWS } from './domain/signals.js'
@@ -17,6 +18,8 @@ import { type ReplayArgs, type ReplayResult, runReplay } from './jobs/replay.job
 import { runSync, type SyncArgs, SyncInputError, type SyncResult } from './jobs/sync.job.js'
 import { createWriteBehind, type WriteBehind } from './jobs/write-behind.js'
 import type { Logger } from './logger.js'
+import { createBookService } from './services/book.service.js'
+import { createBookDays } from './services/book-days.js'
 import { createLatestDate, type LatestDate } from './services/latest-date.js'
 import { createLogicStateService, type LogicStateService } from './services/logic-state.service.js'
 import type { OperationalSource } from './services/metrics.js'
@@ -29,6 +32,7 @@ import { createTrackRecordService, type TrackRecordService } from './services/tr
 import { createTrackRecordDays } from './services/track-record-days.js'
 import { createVerdictService, type VerdictService } from './services/verdict.service.js'
 import { loadMarketHistory, type MarketHistory } from './storage/bar-history.js'
+import { createBookRepository } from './storage/book.repository.js'
 import type { Db } from './storage/db.js'
 import { createImportStore } from './storage/import.repository.js'
 import { createLookupRepository } from './storage/lookup.repository.js'
@@ -176,6 +180,17 @@ export function createServices(
   const trackRecords = createTrackRecordRepository(store.db)
   const planDayStats = createPlanDayStatsRepository(store.db)
   const trackRecordDays = createTrackRecordDays({ records: trackRecords, stats: planDayStats })
+  const bookRepository = createBookRepository(store.db)
+  const storeCalendar = async (): Promise<string[]> => {
+    const last = await market.latestBarDate()
+    return last === undefined ? [] : market.calendar(last)
+  }
+  const bookDays = createBookDays({
+    book: bookRepository,
+    calendar: storeCalendar,
+    benchmark: DEFAULT_BENCHMARK,
+    depth: DEFAULT_BOOK_DEPTH,
+  })
   // Bound to a progress and a logger: the replay runs the same steps quietly under its own bar.
   const stepsWith = (
     progress: Progress,
@@ -267,6 +282,8 @@ export function createServices(
             latestBarDate: () => market.latestBarDate(),
             benchmark: DEFAULT_BENCHMARK,
             writeDayStats: (horizon, signal) => dayStats.writeMissing(horizon, DEFAULT_BENCHMARK, signal),
+            // a replay's tier rows may still be on their way to the store: it stores the book's facts at its end
+            writeBookDays: memo ? undefined : bookDays.writeMissing,
             log,
           },
           args,
@@ -345,13 +362,22 @@ export function createServices(
     plans,
     verdicts,
     logicStates,
-    trackRecord: createTrackRecordService({ repository: trackRecords, days: trackRecordDays }),
+    trackRecord: createTrackRecordService({
+      repository: trackRecords,
+      days: trackRecordDays,
+      book: createBookService({
+        book: bookRepository,
+        days: bookDays,
+        calendar: storeCalendar,
+        depth: DEFAULT_BOOK_DEPTH,
+      }),
+    }),
     stocks: createStockService({ stocks: createStockRepository(store.db), latestDate }),
     steps,
     sync,
     replay: async (args, signal, replayProgress = progress) => {
       const writeBehind = createWriteBehind()
-      return runReplay(
+      const result = await runReplay(
         {
           pool: store.pool,
           calendar: (to) => market.calendar(to),
@@ -370,6 +396,11 @@ export function createServices(
         args,
         signal,
       )
+      // the days' tier rows are all stored now: the book's per-day facts can be read from them
+      const started = performance.now()
+      const bookFacts = await bookDays.writeMissing(signal)
+      log.info({ days: bookFacts, seconds: Math.round(performance.now() - started) / 1000 }, 'book facts stored')
+      return result
     },
     chain: (args, signal, chainOptions) =>
       runChain(
