@@ -1,3 +1,4 @@
+import type { BookReport } from './book-report.js'
 import type { TrackRecord } from './track-record.js'
 
 /** The plan's skill as two figures an alert can hold a bound against. */
@@ -22,18 +23,17 @@ export function rollingRankIc(record: Pick<TrackRecord, 'ic'>, days = ROLLING_IC
 }
 
 /**
- * The main book's drawdown now: 1 − value / peak of the main list after costs (`portfolio.days[].cum_main`).
- * Issue 38 rewrites the main book's simulation; this is the one place that reads it.
+ * The main book's drawdown now: 1 − its net value over the investable universe's / that ratio's peak, at the
+ * headline book size (`book.days[].cum_net_excess`, 1 at the start): how much of its edge the book has given back.
  */
-export function mainBookDrawdown(record: Pick<TrackRecord, 'portfolio'>): number {
-  const days = record.portfolio.days
+export function mainBookDrawdown(record: { readonly book: Pick<BookReport, 'days'> }): number {
+  const days = record.book.days
   if (days.length === 0) return Number.NaN
-  let peak = 1 // the book starts at 1
-  for (const day of days) peak = Math.max(peak, day.cum_main)
-  const last = days.at(-1)!.cum_main
-  return peak > 0 ? 1 - last / peak : Number.NaN
+  let peak = 1
+  for (const day of days) peak = Math.max(peak, day.cum_net_excess)
+  return 1 - days.at(-1)!.cum_net_excess / peak
 }
 
-export function skillOf(record: Pick<TrackRecord, 'ic' | 'portfolio'>): Skill {
+export function skillOf(record: Pick<TrackRecord, 'ic'> & { readonly book: Pick<BookReport, 'days'> }): Skill {
   return { rollingRankIc: rollingRankIc(record), mainDrawdown: mainBookDrawdown(record) }
 }

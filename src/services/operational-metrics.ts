@@ -120,7 +120,7 @@ export function registerOperationalMetrics(registry: Registry, source: () => Sou
   )
   skillGauge(
     'stockplan_track_record_main_drawdown_ratio',
-    "The main book's value below its peak over the last year, as a fraction (5-day horizon, after costs)",
+    "The main book's net value over the investable universe's, below its peak over the last year, as a fraction (after costs, 100 M CNY)",
     (s) => s.mainDrawdown,
   )
 }

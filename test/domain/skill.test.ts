@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
+import type { BookCurveDay, BookReport } from '../../src/domain/book-report.js'
 import { mainBookDrawdown, ROLLING_IC_DAYS, rollingRankIc, skillOf } from '../../src/domain/skill.js'
-import type { PortfolioDay, TrackRecord } from '../../src/domain/track-record.js'
+import type { TrackRecord } from '../../src/domain/track-record.js'
 
 const icDays = (values: (number | null)[]): Pick<TrackRecord, 'ic'> =>
   ({ ic: { daily: values.map((score, i) => ({ date: `d${i}`, score, components: {} })) } }) as unknown as Pick<
@@ -8,11 +9,10 @@ const icDays = (values: (number | null)[]): Pick<TrackRecord, 'ic'> =>
     'ic'
   >
 
-const book = (values: number[]): Pick<TrackRecord, 'portfolio'> =>
-  ({ portfolio: { days: values.map((cum_main) => ({ cum_main }) as PortfolioDay) } }) as unknown as Pick<
-    TrackRecord,
-    'portfolio'
-  >
+/** A book whose net value over the investable universe's closes each day at these values. */
+const book = (values: number[]): { book: Pick<BookReport, 'days'> } => ({
+  book: { days: values.map((cum_net_excess) => ({ cum_net_excess }) as BookCurveDay) },
+})
 
 describe('the skill figures behind the skill alerts', () => {
   it('averages the last 20 daily rank ICs, skipping days without one', () => {
@@ -23,7 +23,7 @@ describe('the skill figures behind the skill alerts', () => {
     expect(rollingRankIc(icDays([]))).toBeNaN()
   })
 
-  it("measures the main book's drawdown from its peak (the start counts as 1)", () => {
+  it("measures the main book's drawdown against the investable universe from its peak (the start counts as 1)", () => {
     expect(mainBookDrawdown(book([1.1, 1.3, 1.04]))).toBeCloseTo(0.2, 12)
     expect(mainBookDrawdown(book([0.9, 0.8]))).toBeCloseTo(0.2, 12)
     expect(mainBookDrawdown(book([1.1, 1.2]))).toBe(0)
