@@ -168,56 +168,30 @@ async function loadBuildInputs(deps: BuildDeps, date: string, calendar: readonly
   const from = calendar[Math.max(0, calendar.length - 1 - SIGNAL_WINDOWS.history)]!
   const eventsFrom = calendar[Math.max(0, calendar.length - BUILD_RULES.heatLookbackDays)]!
   const boardsFrom = calendar[Math.max(0, calendar.length - 1 - BOARD_HEAT_RULES.returnDays)]!
-  const [
-    securities,
-    bars,
-    edges,
-    events,
-    boards,
-    peStats,
-    basics,
-    financials,
-    forecasts,
-    lastEvent,
-    missingBars,
-    marketInput,
-    indexReturns,
-    icHistory,
-    previousMain,
-  ] = await Promise.all([
-    market.securities(),
-    (history?.bars ?? market.bars)(from, date),
-    market.edges(undefined, date),
-    market.events(eventsFrom, date),
-    market.boardSeries(boardsFrom, date),
-    (history?.peStats ?? market.peStats)(date),
-    market.basicsOn(date),
-    (history?.financials ?? market.financials)(date),
-    market.forecasts(date),
-    market.lastEventDate(date),
-    (history?.missingBars ?? market.missingBars)(date),
-    history ? history.marketInput(date, calendar) : loadMarketInput(deps.db, date, calendar),
-    market.indexReturns(REGIME_INDEX, from, date),
-    deps.icHistory(date, WEIGHT_RULES.windowDays, SIGNAL_DEFINITIONS),
-    deps.previousMain(date),
-  ])
-  return {
-    securities,
-    bars,
-    edges,
-    events,
-    boards,
-    peStats,
-    basics,
-    financials,
-    forecasts,
-    lastEvent,
-    missingBars,
-    marketInput,
-    indexReturns,
-    icHistory,
-    previousMain,
-  }
+  return awaitAll({
+    securities: market.securities(),
+    bars: (history?.bars ?? market.bars)(from, date),
+    edges: market.edges(undefined, date),
+    events: market.events(eventsFrom, date),
+    boards: market.boardSeries(boardsFrom, date),
+    peStats: (history?.peStats ?? market.peStats)(date),
+    basics: market.basicsOn(date),
+    financials: (history?.financials ?? market.financials)(date),
+    forecasts: market.forecasts(date),
+    lastEvent: market.lastEventDate(date),
+    missingBars: (history?.missingBars ?? market.missingBars)(date),
+    marketInput: history ? history.marketInput(date, calendar) : loadMarketInput(deps.db, date, calendar),
+    indexReturns: market.indexReturns(REGIME_INDEX, from, date),
+    icHistory: deps.icHistory(date, WEIGHT_RULES.windowDays, SIGNAL_DEFINITIONS),
+    previousMain: deps.previousMain(date),
+  })
+}
+
+/** Each property's promise awaited, all at once. */
+async function awaitAll<T extends Record<string, unknown>>(promises: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
+  const keys = Object.keys(promises)
+  const values = await Promise.all(Object.values(promises))
+  return Object.fromEntries(keys.map((key, i) => [key, values[i]])) as T
 }
 
 /** Each stock with a bar on the date: its valuation, quality and size facts for the score. */
