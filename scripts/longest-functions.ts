@@ -58,4 +58,10 @@ const longest = sourceFiles(values.dir)
   .filter((entry) => entry.lines >= Number(values.min))
   .sort((a, b) => b.lines - a.lines)
   .slice(0, Number(values.top))
-for (const { file, name, lines } of longest) console.log(`${String(lines).padStart(5)}  ${name}  ${file}`)
+// a reader that stops early (`| head`) is not an error
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE') throw err
+})
+process.stdout.write(
+  longest.map(({ file, name, lines }) => `${String(lines).padStart(5)}  ${name}  ${file}\n`).join(''),
+)
