@@ -94,7 +94,7 @@ export function createServices(
   })
   const { latestDate, plans } = serving
   const lookups = createLookups({ db: store.db, repositories, latestDate, plans, log })
-  const trackRecord = createTrackRecordWiring(store.db)
+  const trackRecord = createTrackRecordWiring(store.db, market)
   const codeVersion = lazyCodeVersion(config.codeCommit)
   const stepDeps = { config, store, repositories, serving, trackRecord, codeVersion, now, fetch: options.fetch }
   const steps = createChainSteps(stepDeps, { progress, log })
@@ -117,7 +117,14 @@ export function createServices(
     stocks: lookups.stocks,
     steps,
     sync,
-    replay: createReplay({ log, store, market, progress, stepsFor: (run) => createChainSteps(stepDeps, run) }),
+    replay: createReplay({
+      log,
+      store,
+      market,
+      progress,
+      stepsFor: (run) => createChainSteps(stepDeps, run),
+      bookDays: trackRecord.bookDays,
+    }),
     chain: (args, signal, chainOptions) =>
       runChain(
         { pool: store.pool, latestBarDate: () => market.latestBarDate(), steps, sync: chainSync },

@@ -1,3 +1,4 @@
+import type { BookReport } from '../domain/book-report.js'
 import type { GroupStat } from '../domain/track-record.js'
 import type { TrackRecordReport } from '../services/track-record.service.js'
 
@@ -68,16 +69,80 @@ function weightsPath(weights: TrackRecordReport['weights'], samples = 6): string
   )}`
 }
 
-/** The readable terminal tear sheet of `stockplan evaluate`. */
+const millions = (cny: number): string => `${(cny / 1e6).toFixed(0)} M`
+
+/** The main book as a PM holds it: the tear sheet's headline. */
+export function renderBook(b: BookReport): string {
+  if (b.days.length === 0)
+    return 'Main book: no plan day with a next trading day in this range (run the chain or `stockplan replay`)'
+  const c = b.costs
+  const stamp = c.stampDuty.map((s) => `${pct(s.rate, 2)} from ${s.from}`).join(', ')
+  const figures = (pick: 'universe' | 'benchmark') =>
+    tableText(
+      [
+        'book size',
+        'gross/day',
+        't',
+        'net/day',
+        't',
+        'net IR',
+        'cumulative net',
+        'max drawdown',
+        'turnover/day',
+        'cost drag/yr',
+      ],
+      b.sizes.map((s) => {
+        const f = s[pick]
+        return [
+          millions(s.size),
+          pct(f.gross_excess.mean, 3),
+          num(f.gross_excess.t, 2),
+          pct(f.net_excess.mean, 3),
+          num(f.net_excess.t, 2),
+          num(f.net_ir, 2),
+          pct(f.cumulative_net_excess),
+          pct(f.max_drawdown),
+          pct(s.turnover, 1),
+          pct(s.cost_drag),
+        ]
+      }),
+    )
+  const headline = b.sizes.find((s) => s.size === b.headline_size) ?? b.sizes[0]!
+  const z = b.exposures.mean_z
+  const industries = b.exposures.industries
+    .slice(0, 5)
+    .map((i) => `${i.industry} ${pct(i.book, 0)} vs ${pct(i.universe, 0)}`)
+    .join(', ')
+  return [
+    `Main book ${b.from} .. ${b.to}: each plan day's main (first ${b.depth} names) in equal weights, traded at the next open (limit-up entrants not bought, limit-down or suspended leavers carried), ${b.days.length} days`,
+    `Costs: commission ${pct(c.commission, 3)} a side, stamp duty on sells ${stamp}, half-spread ${pct(c.halfSpread, 2)}, impact ${c.impact} × 20-day vol × √(order / 20-day traded value), orders at most ${pct(c.advCap, 0)} of it`,
+    '',
+    `Against the investable universe (${b.universe.rule}), daily excess, Newey-West t:`,
+    figures('universe'),
+    `  net excess curve at ${millions(b.headline_size)} ${sparkline(b.days.map((d) => d.cum_net_excess))}`,
+    `  quarters at ${millions(b.headline_size)}: ${headline.universe.quarters.map((q) => `${q.period} ${pct(q.excess, 1)}`).join('  ')}`,
+    `  worst month ${headline.universe.worst_month ? `${headline.universe.worst_month.period} ${pct(headline.universe.worst_month.excess)}` : '–'}`,
+    '',
+    `Against ${b.benchmark.code} (${b.benchmark.note}):`,
+    figures('benchmark'),
+    '',
+    `Exposures (${b.exposures.note}): size ${num(z.size, 2)}, beta ${num(z.beta, 2)}, volatility ${num(z.volatility, 2)}, reversal (5-day return) ${num(z.reversal, 2)}`,
+    `  industries, book vs universe (largest gaps): ${industries || '–'}`,
+  ].join('\n')
+}
+
+/** The readable terminal tear sheet of `stockplan evaluate`: the main book first, then the signal research. */
 export function renderTearSheet(r: TrackRecordReport): string {
+  const book = `${renderBook(r.book)}\n\n`
   if (r.days === 0)
-    return `no outcomes at horizon ${r.horizon} in this range: outcomes exist once T+${r.horizon} has traded (run the chain or \`stockplan replay\`)`
+    return `${book}no outcomes at horizon ${r.horizon} in this range: outcomes exist once T+${r.horizon} has traded (run the chain or \`stockplan replay\`)`
   const ic = r.ic.score
   const p = r.portfolio
   const untradable = Object.entries(r.untradable)
     .map(([k, n]) => `${n} ${k}`)
     .join(', ')
   const parts = [
+    `${book}Signal research (cohorts of h-day windows, not a book a PM holds)`,
     `Track record ${r.from} .. ${r.to}: ${r.days} plan days, horizon ${r.horizon} (buy T+1 open, sell T+${r.horizon} close), benchmark ${r.benchmark}`,
     `${r.rows} published rows${untradable ? `; untradable, left out: ${untradable}` : ''}`,
     '',

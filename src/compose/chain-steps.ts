@@ -26,7 +26,7 @@ export interface ChainStepsDeps {
   readonly store: StoreHandle
   readonly repositories: Repositories
   readonly serving: Pick<PlanServing, 'assembler' | 'plans' | 'forgetPlan' | 'forgetTiers'>
-  readonly trackRecord: Pick<TrackRecordWiring, 'days'>
+  readonly trackRecord: Pick<TrackRecordWiring, 'days' | 'bookDays'>
   /** The code's version, resolved on the first build or plan (a process that only serves never asks git). */
   readonly codeVersion: () => string
   readonly now: () => Date
@@ -153,6 +153,8 @@ function outcomesStep(deps: ChainStepsDeps, run: StepRun): ChainStep {
         latestBarDate: () => market.latestBarDate(),
         benchmark: DEFAULT_BENCHMARK,
         writeDayStats: (horizon, signal) => dayStats.writeMissing(horizon, DEFAULT_BENCHMARK, signal),
+        // a replay's tier rows may still be on their way to the store: it stores the book's facts at its end
+        writeBookDays: memo ? undefined : deps.trackRecord.bookDays.writeMissing,
         log: run.log,
       },
       args,

@@ -4,6 +4,7 @@ import { silentProgress } from '../jobs/progress.js'
 import { type ReplayArgs, type ReplayResult, runReplay } from '../jobs/replay.job.js'
 import { createWriteBehind } from '../jobs/write-behind.js'
 import type { Logger } from '../logger.js'
+import type { BookDays } from '../services/book-days.js'
 import { loadMarketHistory, type MarketHistory } from '../storage/bar-history.js'
 import type { MarketDataRepository } from '../storage/market-data.repository.js'
 import { createReplayMemo } from '../storage/replay-memo.js'
@@ -20,6 +21,8 @@ export interface ReplayWiringDeps {
   readonly progress: Progress
   /** The chain's own step functions, bound to a run. */
   readonly stepsFor: (run: StepRun) => ChainSteps
+  /** The main book's per-plan-day facts, stored once the replay's tier rows all are. */
+  readonly bookDays: Pick<BookDays, 'writeMissing'>
 }
 
 /** Build, plan and outcomes for each past trading day in order, quietly, under the replay's own bar. */
@@ -27,7 +30,7 @@ export function createReplay(deps: ReplayWiringDeps): Replay {
   const { log, store, market } = deps
   return async (args, signal, progress = deps.progress) => {
     const writeBehind = createWriteBehind()
-    return runReplay(
+    const result = await runReplay(
       {
         pool: store.pool,
         calendar: (to) => market.calendar(to),
@@ -46,6 +49,11 @@ export function createReplay(deps: ReplayWiringDeps): Replay {
       args,
       signal,
     )
+    // the days' tier rows are all stored now: the book's per-day facts can be read from them
+    const started = performance.now()
+    const bookFacts = await deps.bookDays.writeMissing(signal)
+    log.info({ days: bookFacts, seconds: Math.round(performance.now() - started) / 1000 }, 'book facts stored')
+    return result
   }
 }
 

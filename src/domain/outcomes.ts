@@ -64,6 +64,11 @@ export function limitUpPrice(preClose: number, ratio: number): number {
   return Math.round(preClose * (1 + ratio) * 100 + 1e-9) / 100
 }
 
+/** The limit-down price as the exchanges round it: pre_close x (1 - ratio) to the fen. */
+export function limitDownPrice(preClose: number, ratio: number): number {
+  return Math.round(preClose * (1 - ratio) * 100 + 1e-9) / 100
+}
+
 /** Why a code could not be bought at the open of T+1, or null when it could. */
 export function untradableReason(bar: EntryBar | undefined): UntradableReason | null {
   if (!bar || bar.suspended) return 'suspended'

@@ -7,7 +7,8 @@
  * h overlapping cohorts each hold 1/h of the capital, so day T adds (net excess of T's cohort) / h to the curve.
  * A day without a tradable main name holds nothing and is left out of the curves and the IR.
  * Costs: every bought unit is later sold, so cost_T = bought share_T x (2 x commission + stamp duty in force on
- * the exit day). Turnover_T = the share of the portfolio bought on T (one-way; 1 on the first day).
+ * the exit day). Turnover_T = the share of T's cohort bought new: against the cohort h plan days back, whose capital
+ * it takes (each cohort is a new round trip; at h = 1 that is yesterday's list). The IR is on non-overlapping windows.
  */
 import { type DayStats, type EvalDay, NO_KEY, summariseDay, type Tally } from './track-record-day.js'
 
@@ -199,7 +200,7 @@ function groupStats(
 }
 
 function portfolio(days: readonly DayStats[], horizon: number, costs: CostModel): TrackRecord['portfolio'] {
-  let previous = new Map<string, number>()
+  const cohorts: Array<Map<string, number>> = []
   let value = 1
   let mainValue = 1
   let benchValue = 1
@@ -209,6 +210,8 @@ function portfolio(days: readonly DayStats[], horizon: number, costs: CostModel)
     const weight = main.length > 0 ? 1 / main.length : 0
     const weights = new Map(main.map((r) => [r.code, weight]))
     let bought = 0
+    // each cohort is a new round trip: it buys what the cohort whose capital it takes (h plan days back) did not hold
+    const previous = cohorts[cohorts.length - horizon] ?? new Map<string, number>()
     for (const [code, w] of weights) bought += Math.max(0, w - (previous.get(code) ?? 0))
     const ret = main.length > 0 ? main.reduce((s, r) => s + r.ret, 0) / main.length : 0
     const cost = bought * roundTripCost(costs, day.exitDate)
@@ -233,19 +236,38 @@ function portfolio(days: readonly DayStats[], horizon: number, costs: CostModel)
       cum_main: mainValue,
       cum_bench: benchValue,
     })
-    previous = weights
+    cohorts.push(weights)
   }
   const nets = out.flatMap((d) => (d.net_excess === null ? [] : [d.net_excess / horizon]))
-  const s = summarise(nets)
   return {
     days: out,
     cum_excess: out.length ? value - 1 : null,
     max_drawdown: out.length ? maxDrawdown(out.map((d) => d.cum_excess)) : null,
-    ir: s.n >= MIN_IR_DAYS && s.mean !== null && s.sd ? (s.mean / s.sd) * Math.sqrt(252) : null,
+    ir: nets.length >= MIN_IR_DAYS ? nonOverlappingIr(out, horizon) : null,
     mean_turnover: out.length ? out.reduce((a, d) => a + d.turnover, 0) / out.length : null,
     invested_days: nets.length,
     costs,
   }
+}
+
+/**
+ * The annualised IR of the cohorts' net excess on non-overlapping windows: for each offset o < h, the cohorts of
+ * every h-th plan day from o hold disjoint h-day windows; their IR (mean / sd × √(252 / h)) is averaged over the
+ * offsets with two or more windows. Dividing overlapping cohorts' returns by h and annualising by √252 instead
+ * shrinks their spread by about √h and inflates the IR as much. At h = 1 both are the daily IR.
+ */
+export function nonOverlappingIr(days: readonly PortfolioDay[], horizon: number): number | null {
+  const irs: number[] = []
+  for (let offset = 0; offset < horizon; offset++) {
+    const windows: number[] = []
+    for (let i = offset; i < days.length; i += horizon) {
+      const net = days[i]!.net_excess
+      if (net !== null) windows.push(net)
+    }
+    const s = summarise(windows)
+    if (s.n >= 2 && s.mean !== null && s.sd) irs.push((s.mean / s.sd) * Math.sqrt(252 / horizon))
+  }
+  return irs.length ? irs.reduce((a, b) => a + b, 0) / irs.length : null
 }
 
 /** Fewer invested days than this give no information ratio: an annualised figure from a handful of days misleads. */

@@ -23,6 +23,8 @@ export interface OutcomesJobDeps {
   readonly horizons?: readonly number[]
   /** Stores the track-record statistics of plan days with outcomes at the horizon and none yet; returns how many. */
   readonly writeDayStats?: (horizon: number, signal: AbortSignal) => Promise<number>
+  /** Stores the main book's per-day facts (universe return, exposures) of plan days with none yet; returns how many. */
+  readonly writeBookDays?: (signal: AbortSignal) => Promise<number>
 }
 
 export interface OutcomesJobResult extends JobResult {
@@ -105,6 +107,7 @@ export async function runOutcomes(
   const settled = await Promise.allSettled(horizons.map(runHorizon))
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected')
   if (failed) throw failed.reason
+  if (deps.writeBookDays) written.book = await deps.writeBookDays(signal)
   const total = Object.entries(written).reduce((a, [k, n]) => a + (k.startsWith('h') ? n : 0), 0)
   const detail = Object.entries(written)
     .filter(([k]) => k.startsWith('h'))

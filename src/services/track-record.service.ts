@@ -1,7 +1,9 @@
+import type { BookReport } from '../domain/book-report.js'
 import { HORIZONS } from '../domain/outcomes.js'
 import { assembleTrackRecord, type CostModel, SCORE_COMPONENTS, type TrackRecord } from '../domain/track-record.js'
 import { DomainError } from '../errors.js'
 import type { TrackRecordRepository, WeightsDay } from '../storage/track-record.repository.js'
+import type { BookService } from './book.service.js'
 import type { TrackRecordDays } from './track-record-days.js'
 
 export interface TrackRecordQuery {
@@ -15,6 +17,8 @@ export interface TrackRecordReport extends TrackRecord {
   readonly benchmark: string
   /** The walk-forward signal weights each build in the range used (PLAN_VERSION 3), oldest first. */
   readonly weights: WeightsDay[]
+  /** The main book as a PM holds it (issue 38): the headline; the cohort figures above are signal research. */
+  readonly book: BookReport
 }
 
 /** A query the store cannot answer as asked (unknown horizon or benchmark, reversed dates): a 422, not a 500. */
@@ -28,6 +32,7 @@ export class TrackRecordQueryError extends DomainError {
 export function createTrackRecordService(deps: {
   repository: TrackRecordRepository
   days: TrackRecordDays
+  book: BookService
   costs?: CostModel
 }) {
   return {
@@ -42,10 +47,11 @@ export function createTrackRecordService(deps: {
         throw new TrackRecordQueryError(
           `no index bars for benchmark ${query.benchmark}: import it in index_bars.csv or choose another`,
         )
-      const [signalIcs, weights, days] = await Promise.all([
+      const [signalIcs, weights, days, book] = await Promise.all([
         deps.repository.signalIcs(query.horizon, query.from, query.to),
         deps.repository.weights(query.from, query.to),
         deps.days.days(query.horizon, query.benchmark, query.from, query.to),
+        deps.book.report(query),
       ])
       // signal plans have their per-signal ICs stored with their outcomes; older plans have points columns
       const record = assembleTrackRecord(days, {
@@ -54,7 +60,7 @@ export function createTrackRecordService(deps: {
         components: signalIcs.size > 0 ? [] : SCORE_COMPONENTS,
         precomputedIcs: signalIcs,
       })
-      return { benchmark: query.benchmark, ...record, weights }
+      return { benchmark: query.benchmark, ...record, weights, book }
     },
   }
 }

@@ -11,6 +11,7 @@ import * as planDayStats from './migrations/0015-plan-day-stats.js'
 import * as dateSets from './migrations/0016-date-sets.js'
 import * as signalDefinitions from './migrations/0017-signal-definitions.js'
 import * as syncIncompleteDays from './migrations/0018-sync-incomplete-days.js'
+import * as planDayBook from './migrations/0019-plan-day-book.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations are frozen in time and typed against no schema (kysely's advice)
 type AnyDb = Kysely<any>
@@ -27,6 +28,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0016-date-sets': dateSets,
   '0017-signal-definitions': signalDefinitions,
   '0018-sync-incomplete-days': syncIncompleteDays,
+  '0019-plan-day-book': planDayBook,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }

@@ -1,4 +1,5 @@
 import type { ColumnType, Insertable, Selectable } from 'kysely'
+import type { BookDayFacts } from '../domain/book-exposures.js'
 import type { UntradableReason } from '../domain/outcomes.js'
 import type { DayStats } from '../domain/track-record-day.js'
 
@@ -207,6 +208,14 @@ export interface PlanDayStatsTable {
   computed_at: Defaulted<Date>
 }
 
+/** A plan day's universe return to the next trading day and its `main`'s exposures (migration 0017). */
+export interface PlanDayBookTable {
+  trade_date: IsoDate
+  next_date: IsoDate
+  facts: Json<BookDayFacts>
+  computed_at: Defaulted<Date>
+}
+
 /** The distinct dates of stock_daily (the published plan dates), kept by triggers (migration 0016). */
 export interface PlanDatesTable {
   trade_date: IsoDate
@@ -353,6 +362,7 @@ export interface Database {
   replay_runs: ReplayRunsTable
   signal_ic: SignalIcTable
   plan_day_stats: PlanDayStatsTable
+  plan_day_book: PlanDayBookTable
   plan_dates: PlanDatesTable
   outcome_dates: OutcomeDatesTable
   concept_boards: ConceptBoardsTable

@@ -75,9 +75,37 @@ describe('track record: API and page in a real browser', () => {
     await page.goto(`${base}/track-record?horizon=1`)
     await page.locator('body[data-state="ready"]').waitFor()
     const api = (await (await fetch(`${base}/plan/track_record?horizon=1`)).json()) as TrackRecordReport
-    // three uPlot charts, each a canvas with its legend, and the signal weights when the builds stored them
+    // the main book's chart and three of the signal research, each a canvas with its legend, and the signal weights
+    // when the builds stored them
     const weighted = (api as { weights?: unknown[] }).weights?.length ? 1 : 0
-    expect(await page.locator('.uplot canvas').count()).toBe(3 + weighted)
+    expect(await page.locator('.uplot canvas').count()).toBe(4 + weighted)
+    // the book first: its net value over the universe, key figures against the universe and CSI 300, capacity
+    expect(api.book.days.length).toBeGreaterThan(10)
+    expect(await page.locator('#book-title').textContent()).toBe('The main book as a PM holds it (after costs)')
+    expect(await page.locator('#chart-book .u-legend').textContent()).toContain(
+      'net value over the investable universe',
+    )
+    const headline = api.book.sizes.find((x) => x.size === api.book.headline_size)!
+    const netRow = page.locator('#table-book tr').nth(2)
+    expect(await netRow.locator('td').nth(1).textContent()).toBe(
+      `${(headline.universe.net_excess.mean! * 100).toFixed(3)}% (${headline.universe.net_excess.t!.toFixed(2)})`,
+    )
+    expect(await netRow.locator('td').nth(1).getAttribute('class')).toBe(
+      headline.universe.net_excess.mean! > 0 ? 'up' : 'down',
+    )
+    expect(await page.locator('#table-book tr').first().textContent()).toContain('vs 000300.SH (price index)')
+    expect(await page.locator('#table-capacity tr td:first-child').allTextContents()).toEqual([
+      '20 M',
+      '100 M',
+      '300 M',
+    ])
+    expect(await page.locator('#book-exposures').textContent()).toContain('not point in time')
+    // the book's section comes before the signal research's summary
+    expect(
+      await page.evaluate(
+        "Boolean(document.getElementById('book-section').compareDocumentPosition(document.getElementById('summary')) & Node.DOCUMENT_POSITION_FOLLOWING)",
+      ),
+    ).toBe(true)
     expect(await page.locator('#weights-section').isHidden()).toBe(weighted === 0)
     expect(await page.locator('#chart-ic .u-legend').textContent()).toContain('rank IC')
     const facts = await page.locator('#summary div').allTextContents()
@@ -113,7 +141,9 @@ describe('track record: API and page in a real browser', () => {
     await page.click('button[type="submit"]')
     await page.locator('body[data-state="ready"]').waitFor()
     await page.locator('#empty').waitFor({ state: 'visible' })
-    expect(await page.locator('.uplot').count()).toBe(0)
+    // the book does not depend on the cohorts' horizon: only its chart is left
+    expect(await page.locator('.uplot').count()).toBe(1)
+    expect(await page.locator('#chart-book .uplot').count()).toBe(1)
     expect(page.url()).toContain('horizon=20')
   })
 
@@ -146,6 +176,12 @@ describe('track record: API and page in a real browser', () => {
     // the legend's date is the plan date itself, with no time of day, whatever the browser's zone
     expect(await page.locator('#chart-equity .u-legend').textContent()).not.toMatch(/\d{1,2}:\d{2}|[ap]m/)
     expect(await page.locator('#table-decision tr td:first-child').first().textContent()).toBe('主选')
+    expect(await page.locator('#book-title').textContent()).toBe('主选组合（按投资经理持有方式，扣除成本）')
+    expect(await page.locator('#table-capacity tr td:first-child').allTextContents()).toEqual([
+      '0.2 亿',
+      '1 亿',
+      '3 亿',
+    ])
     expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375)
     await page.locator('#lang-switch').click()
     await page.locator('html[lang="en"]').waitFor()

@@ -1,6 +1,37 @@
 import { describe, expect, it } from 'vitest'
 import { renderTearSheet, sparkline } from '../../src/cli/tear-sheet.js'
+import { DEFAULT_BOOK_COSTS } from '../../src/domain/book.js'
+import { assembleBookReport } from '../../src/domain/book-report.js'
 import { type EvalDay, evaluateTrackRecord } from '../../src/domain/track-record.js'
+
+/** A small book: two plan days, names A and B rising 1% a day against a universe flat and CSI 300 down 0.5%. */
+function bookOf(days: number) {
+  const calendar = Array.from({ length: days + 1 }, (_, i) => `2024-03-${String(i + 1).padStart(2, '0')}`)
+  return assembleBookReport({
+    plan: calendar.slice(0, days).map((date) => ({ date, main: ['A', 'B'] })),
+    market: {
+      calendar,
+      bar: (_code, date) => {
+        const k = calendar.indexOf(date)
+        return {
+          open: 1.01 ** (k - 1),
+          close: 1.01 ** k,
+          adj: 1,
+          limitUp: null,
+          limitDown: null,
+          amount20d: 1e9,
+          vol20d: 0.02,
+        }
+      },
+      universeReturn: () => 0,
+      benchmarkReturn: () => -0.005,
+    },
+    facts: [],
+    depth: 2,
+    costs: DEFAULT_BOOK_COSTS,
+    benchmark: '000300.SH',
+  })
+}
 
 describe('evaluate tear sheet', () => {
   it('draws a sparkline from the lowest to the highest block and resamples long series', () => {
@@ -36,7 +67,7 @@ describe('evaluate tear sheet', () => {
       horizon: 1,
       components: ['upside'],
     })
-    const text = renderTearSheet({ ...record, benchmark: '000300.SH', weights: [] })
+    const text = renderTearSheet({ ...record, benchmark: '000300.SH', weights: [], book: bookOf(0) })
     expect(text).toContain('2 plan days, horizon 1')
     expect(text).toMatch(/score\s+1\.000/)
     expect(text).toMatch(/upside\s+-1\.000/)
@@ -49,9 +80,20 @@ describe('evaluate tear sheet', () => {
     expect(themeLines[0]!.length).not.toBe(themeLines[1]!.length)
   })
 
+  it('opens with the main book at each size against the universe and CSI 300, then the signal research', () => {
+    const record = evaluateTrackRecord([], { horizon: 5 })
+    const text = renderTearSheet({ ...record, benchmark: '000300.SH', weights: [], book: bookOf(30) })
+    expect(text.indexOf('Main book 2024-03-02 .. 2024-03-31')).toBe(0)
+    expect(text).toMatch(/^20 M\s/m)
+    expect(text).toMatch(/^300 M\s/m)
+    expect(text).toContain('Against 000300.SH (a price index')
+    expect(text).toContain('Against the investable universe')
+    expect(text.indexOf('Main book')).toBeLessThan(text.indexOf('no outcomes at horizon 5'))
+  })
+
   it('says where outcomes come from when there are none', () => {
     const empty = evaluateTrackRecord([], { horizon: 20 })
-    expect(renderTearSheet({ ...empty, benchmark: '000300.SH', weights: [] })).toContain(
+    expect(renderTearSheet({ ...empty, benchmark: '000300.SH', weights: [], book: bookOf(0) })).toContain(
       'outcomes exist once T+20 has traded',
     )
   })

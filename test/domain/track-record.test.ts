@@ -140,6 +140,62 @@ describe('track record of three stocks over three days (hand-computed)', () => {
     expect(record.portfolio.mean_turnover).toBeCloseTo(2 / 3, 12)
   })
 
+  it('main as a portfolio at h = 5: the IR on non-overlapping windows, not on overlapping cohorts / h', () => {
+    // daily excess x_d (mean 0.1%, sd about 1%: a daily IR near 1.6), and cohort T's 5-day excess the sum of x over
+    // its window: overlapping cohorts whose spread divided by 5 is about √5 too small
+    let seed = 11
+    const noise = () => {
+      seed = (seed * 16807) % 2147483647
+      return seed / 2147483647 - 0.5
+    }
+    const x = Array.from({ length: 405 }, () => 0.001 + noise() * 0.0346)
+    const free = { commission: 0, stampDuty: [] }
+    const days: EvalDay[] = Array.from({ length: 400 }, (_, i) => ({
+      date: `d${String(i).padStart(3, '0')}`,
+      exitDate: `d${String(i + 4).padStart(3, '0')}`,
+      regime: null,
+      benchRet: 0,
+      rows: [
+        row(
+          'A',
+          90,
+          'main',
+          x.slice(i, i + 5).reduce((a, b) => a + b, 0),
+        ),
+      ],
+    }))
+    const record = evaluateTrackRecord(days, { horizon: 5, costs: free })
+    const daily = summarise(x.slice(0, 404))
+    const dailyIr = (daily.mean! / daily.sd!) * Math.sqrt(252)
+    const nets = days.map((d) => d.rows[0]!.ret! / 5)
+    const overlapping = summarise(nets)
+    const overlappingIr = (overlapping.mean! / overlapping.sd!) * Math.sqrt(252)
+    expect(overlappingIr / dailyIr).toBeGreaterThan(1.8) // the old formula's inflation, about √5
+    expect(Math.abs(record.portfolio.ir! / dailyIr - 1)).toBeLessThan(0.25)
+    // by hand: offset 0's windows are cohorts 0, 5, 10, ...; the IR is the mean over the five offsets
+    const offsetIr = (o: number) => {
+      const s = summarise(days.filter((_, i) => i % 5 === o).map((d) => d.rows[0]!.ret!))
+      return (s.mean! / s.sd!) * Math.sqrt(252 / 5)
+    }
+    expect(record.portfolio.ir).toBeCloseTo([0, 1, 2, 3, 4].reduce((a, o) => a + offsetIr(o), 0) / 5, 12)
+  })
+
+  it('main at h = 5: each cohort is a new round trip against the cohort whose capital it takes', () => {
+    const mk = (i: number, codes: string[]): EvalDay => ({
+      date: `2024-03-${String(i + 1).padStart(2, '0')}`,
+      exitDate: `2024-03-${String(i + 5).padStart(2, '0')}`,
+      regime: null,
+      benchRet: 0,
+      rows: codes.map((c) => row(c, 90, 'main', 0.01)),
+    })
+    // the same two names every day: the first five cohorts each buy the whole list, later ones nothing
+    const record = evaluateTrackRecord(
+      Array.from({ length: 7 }, (_, i) => mk(i, ['A', 'B'])),
+      { horizon: 5 },
+    )
+    expect(record.portfolio.days.map((d) => d.turnover)).toEqual([1, 1, 1, 1, 1, 0, 0])
+  })
+
   it('charges the 0.1% stamp duty on sales before 2023-08-28', () => {
     const old = evaluateTrackRecord(threeStocks('2023'), { horizon: 1 })
     expect(old.portfolio.days.map((d) => d.cost)).toEqual([

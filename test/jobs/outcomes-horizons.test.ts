@@ -22,6 +22,10 @@ function depsWith(datesFor: (horizon: number) => Promise<string[]>, events: stri
       events.push(`stats ${horizon}`)
       return 0
     },
+    writeBookDays: async () => {
+      events.push('book')
+      return 3
+    },
   } as unknown as OutcomesJobDeps
 }
 
@@ -41,10 +45,13 @@ describe('outcomes step, horizons side by side', () => {
       'h20',
       'ic20',
       'stats20',
+      'book',
     ])
-    // they ran side by side: the quickest horizon's ICs came first
+    // they ran side by side: the quickest horizon's ICs came first; the book's facts once all are done
     expect(events[0]).toBe('ic 5')
-    expect(events).toHaveLength(6)
+    expect(events).toHaveLength(7)
+    expect(events.at(-1)).toBe('book')
+    expect(result.written.book).toBe(3)
   })
 
   it('a failing horizon fails the step only once the others have settled: no query left running', async () => {

@@ -37,7 +37,7 @@ async function rowByRow(
  * same arithmetic in the same order and must match exactly.
  */
 function expectSameRecord(actual: TrackRecordReport, expected: TrackRecord): void {
-  const { groups, benchmark: _benchmark, weights: _weights, ...rest } = actual
+  const { groups, benchmark: _benchmark, weights: _weights, book: _book, ...rest } = actual
   const { groups: expectedGroups, ...expectedRest } = expected
   expect(rest).toEqual(expectedRest)
   for (const kind of ['decision', 'logic_state', 'regime', 'theme'] as const) {

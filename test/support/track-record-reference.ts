@@ -13,6 +13,7 @@ import {
   type GroupStat,
   type IcSummary,
   MIN_IR_DAYS,
+  nonOverlappingIr,
   type PortfolioDay,
   roundTripCost,
   SCORE_COMPONENTS,
@@ -133,7 +134,7 @@ function groupStats(
 }
 
 function portfolio(days: readonly EvalDay[], horizon: number, costs: CostModel): TrackRecord['portfolio'] {
-  let previous = new Map<string, number>()
+  const cohorts: Array<Map<string, number>> = []
   let value = 1
   let mainValue = 1
   let benchValue = 1
@@ -143,6 +144,8 @@ function portfolio(days: readonly EvalDay[], horizon: number, costs: CostModel):
     const weight = main.length > 0 ? 1 / main.length : 0
     const weights = new Map(main.map((r) => [r.code, weight]))
     let bought = 0
+    // each cohort is a new round trip: it buys what the cohort whose capital it takes (h plan days back) did not hold
+    const previous = cohorts[cohorts.length - horizon] ?? new Map<string, number>()
     for (const [code, w] of weights) bought += Math.max(0, w - (previous.get(code) ?? 0))
     const ret = main.length > 0 ? main.reduce((s, r) => s + r.ret!, 0) / main.length : 0
     const cost = bought * roundTripCost(costs, day.exitDate)
@@ -167,15 +170,14 @@ function portfolio(days: readonly EvalDay[], horizon: number, costs: CostModel):
       cum_main: mainValue,
       cum_bench: benchValue,
     })
-    previous = weights
+    cohorts.push(weights)
   }
   const nets = out.flatMap((d) => (d.net_excess === null ? [] : [d.net_excess / horizon]))
-  const s = summarise(nets)
   return {
     days: out,
     cum_excess: out.length ? value - 1 : null,
     max_drawdown: out.length ? maxDrawdown(out.map((d) => d.cum_excess)) : null,
-    ir: s.n >= MIN_IR_DAYS && s.mean !== null && s.sd ? (s.mean / s.sd) * Math.sqrt(252) : null,
+    ir: nets.length >= MIN_IR_DAYS ? nonOverlappingIr(out, horizon) : null,
     mean_turnover: out.length ? out.reduce((a, d) => a + d.turnover, 0) / out.length : null,
     invested_days: nets.length,
     costs,

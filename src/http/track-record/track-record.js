@@ -127,8 +127,110 @@ function applyLanguage() {
   sw.setAttribute('aria-label', tr('lang.switch.label'))
 }
 
+const millions = (cny) => (i18n.lang === 'zh' ? `${(cny / 1e8).toFixed(cny < 1e8 ? 1 : 0)} 亿` : `${cny / 1e6} M`)
+const meanT = (m) => ({ text: `${pct(m.mean, 3)} (${num(m.t, 2)})`, cls: signClass(m.mean) })
+
+/** The main book, the page's headline: its net value over the universe and CSI 300, key figures, capacity. */
+function drawBook(book) {
+  const section = $('book-section')
+  section.hidden = !book || book.days.length === 0
+  if (section.hidden) return
+  const bench = book.benchmark.code
+  $('book-basis').textContent = tr('tr.book_basis', {
+    depth: book.depth,
+    from: book.from,
+    to: book.to,
+    days: book.days.length,
+    commission: pct(book.costs.commission, 3),
+    spread: pct(book.costs.halfSpread, 2),
+    cap: pct(book.costs.advCap, 0),
+    universe: book.universe.rule,
+  })
+  const bookEl = $('chart-book')
+  bookEl.dataset.xLabel = tr('tr.book_x_axis')
+  const line = (label, stroke) => ({ label, stroke, width: 2, points: { show: false }, value: (_u, v) => num(v, 4) })
+  charts.push(
+    new uPlot(
+      {
+        width: width(bookEl),
+        height: 280,
+        scales: { x: { time: false } },
+        series: [
+          dateSeries(),
+          line(tr('tr.book_curve'), '#d0021b'),
+          line(tr('tr.book_curve_bench', { bench }), '#8a94a3'),
+        ],
+        axes: [
+          {
+            label: tr('tr.book_x_axis'),
+            incrs: DAY_STEPS,
+            values: (_u, ticks) => ticks.map((t) => dateOf(t).slice(5)),
+          },
+          { label: tr('tr.y_growth'), size: 64, values: (_u, ticks) => ticks.map((t) => t.toFixed(3)) },
+        ],
+      },
+      [
+        book.days.map((d) => dayTs(d.date)),
+        book.days.map((d) => d.cum_net_excess),
+        book.days.map((d) => d.cum_net_excess_benchmark),
+      ],
+      bookEl,
+    ),
+  )
+  const headline = book.sizes.find((x) => x.size === book.headline_size) ?? book.sizes[0]
+  $('book-figures-title').textContent = tr('tr.book_figures', { size: millions(headline.size) })
+  const u = headline.universe
+  const b = headline.benchmark
+  const worst = (f) => (f.worst_month ? `${f.worst_month.period} ${pct(f.worst_month.excess)}` : '–')
+  table(
+    $('table-book'),
+    ['', tr('tr.book_vs_universe'), tr('tr.book_vs_bench', { bench })],
+    [
+      [{ text: tr('tr.book_gross') }, meanT(u.gross_excess), meanT(b.gross_excess)],
+      [{ text: tr('tr.book_net') }, meanT(u.net_excess), meanT(b.net_excess)],
+      [
+        { text: tr('tr.book_ir') },
+        { text: num(u.net_ir, 2), cls: signClass(u.net_ir) },
+        { text: num(b.net_ir, 2), cls: signClass(b.net_ir) },
+      ],
+      [
+        { text: tr('tr.book_cum') },
+        { text: pct(u.cumulative_net_excess), cls: signClass(u.cumulative_net_excess) },
+        { text: pct(b.cumulative_net_excess), cls: signClass(b.cumulative_net_excess) },
+      ],
+      [{ text: tr('tr.book_dd') }, { text: pct(u.max_drawdown) }, { text: pct(b.max_drawdown) }],
+      [{ text: tr('tr.book_worst') }, { text: worst(u) }, { text: worst(b) }],
+    ],
+  )
+  table(
+    $('table-capacity'),
+    [tr('tr.book_size'), tr('tr.book_net'), tr('tr.book_ir'), tr('tr.book_turnover'), tr('tr.book_drag')],
+    book.sizes.map((x) => [
+      { text: millions(x.size) },
+      meanT(x.universe.net_excess),
+      { text: num(x.universe.net_ir, 2), cls: signClass(x.universe.net_ir) },
+      { text: pct(x.turnover, 1) },
+      { text: pct(x.cost_drag) },
+    ]),
+  )
+  const z = book.exposures.mean_z
+  const sep = i18n.lang === 'zh' ? '、' : ', '
+  $('book-exposures').textContent = tr('tr.book_exposures', {
+    size: num(z.size, 2),
+    beta: num(z.beta, 2),
+    vol: num(z.volatility, 2),
+    rev: num(z.reversal, 2),
+    industries:
+      book.exposures.industries
+        .slice(0, 5)
+        .map((i) => `${i.industry} ${pct(i.book, 0)} / ${pct(i.universe, 0)}`)
+        .join(sep) || '–',
+  })
+}
+
 function draw() {
   for (const c of charts.splice(0)) c.destroy()
+  drawBook(report?.book)
   if (!report) return
   const h = report.horizon
   const days = report.portfolio.days
