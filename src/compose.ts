@@ -1,62 +1,33 @@
-import { setTimeout as delay } from 'node:timers/promises'
-import type pg from 'pg'
+import { type ChainSteps, createChainSteps } from './compose/chain-steps.js'
+import { createLookups } from './compose/lookups.js'
+import { createPlanServing } from './compose/plan-serving.js'
+import { createReplay } from './compose/replay.js'
+import { createRepositories, type StoreHandle } from './compose/repositories.js'
+import { createSync, syncStep } from './compose/sync.js'
+import { createTrackRecordWiring } from './compose/track-record.js'
 import type { Config } from './config.js'
-import { createTushareClient } from './datasource/tushare/client.js'
-import { DEFAULT_BOOK_DEPTH } from './domain/book.js'
-import { DEFAULT_BENCHMARK } from './domain/outcomes.js'
-import { WEIGHT_RULES } from './domain/signal-weights.js'
-import { SIGNAL_WINDOWS } from './domain/signals.js'
-import { runBuild } from './jobs/build.job.js'
 import { runChain } from './jobs/chain.job.js'
-import { importDirectory } from './jobs/import/import-job.js'
-import type { ChainStep } from './jobs/job.js'
-import { runOutcomes } from './jobs/outcomes.job.js'
-import { runPlan } from './jobs/plan.job.js'
 import { type Progress, silentProgress } from './jobs/progress.js'
-import { runPushPool } from './jobs/push-pool.job.js'
-import { type ReplayArgs, type ReplayResult, runReplay } from './jobs/replay.job.js'
-import { runSync, type SyncArgs, SyncInputError, type SyncResult } from './jobs/sync.job.js'
-import { createWriteBehind, type WriteBehind } from './jobs/write-behind.js'
+import type { ReplayArgs, ReplayResult } from './jobs/replay.job.js'
+import type { SyncArgs, SyncResult } from './jobs/sync.job.js'
 import type { Logger } from './logger.js'
-import { createBookService } from './services/book.service.js'
-import { createBookDays } from './services/book-days.js'
-import { createLatestDate, type LatestDate } from './services/latest-date.js'
-import { createLogicStateService, type LogicStateService } from './services/logic-state.service.js'
+import type { LatestDate } from './services/latest-date.js'
+import type { LogicStateService } from './services/logic-state.service.js'
 import type { OperationalSource } from './services/metrics.js'
 import { createOperationalReadings, createSkillReadings, evaluateSkill } from './services/operational-readings.js'
-import { createPlanService, type PlanObserver, type PlanService } from './services/plan.service.js'
-import { createPlanAssembler, type PlanAssembler } from './services/plan-assembler.js'
-import { createPlanDays } from './services/plan-days.js'
-import { createStockService, type StockService } from './services/stock.service.js'
-import { createTrackRecordService, type TrackRecordService } from './services/track-record.service.js'
-import { createTrackRecordDays } from './services/track-record-days.js'
-import { createVerdictService, type VerdictService } from './services/verdict.service.js'
-import { loadMarketHistory, type MarketHistory } from './storage/bar-history.js'
-import { createBookRepository } from './storage/book.repository.js'
-import type { Db } from './storage/db.js'
-import { createImportStore } from './storage/import.repository.js'
-import { createLookupRepository } from './storage/lookup.repository.js'
-import { createMarketDataRepository, type MarketDataRepository } from './storage/market-data.repository.js'
+import type { PlanObserver, PlanService } from './services/plan.service.js'
+import type { PlanAssembler } from './services/plan-assembler.js'
+import type { StockService } from './services/stock.service.js'
+import type { TrackRecordService } from './services/track-record.service.js'
+import type { VerdictService } from './services/verdict.service.js'
+import type { MarketDataRepository } from './storage/market-data.repository.js'
 import { createMonitoringRepository } from './storage/monitoring.repository.js'
-import { createOutcomesRepository, type OutcomesRepository } from './storage/outcomes.repository.js'
-import { createPlanDayStatsRepository } from './storage/plan-day-stats.repository.js'
-import { createPlanFiles, type PlanFiles } from './storage/plan-files.js'
-import { createPlanInputRepository, type PlanInputRepository } from './storage/plan-input.repository.js'
-import { createReplayMemo, type ReplayMemo } from './storage/replay-memo.js'
-import { createReplayRunsRepository } from './storage/replay-runs.repository.js'
-import { createSignalIcRepository } from './storage/signal-ic.repository.js'
-import { createStockRepository } from './storage/stock.repository.js'
-import { storeChangeListener } from './storage/store-changes.js'
-import { createSyncGapsRepository } from './storage/sync-gaps.repository.js'
-import { createTierRepository, type TierRepository } from './storage/tier.repository.js'
-import { createTrackRecordRepository } from './storage/track-record.repository.js'
+import type { PlanFiles } from './storage/plan-files.js'
+import type { PlanInputRepository } from './storage/plan-input.repository.js'
+import type { TierRepository } from './storage/tier.repository.js'
 import { resolveCodeVersion } from './version.js'
 
-export interface StoreHandle {
-  readonly db: Db
-  readonly pool: pg.Pool
-  readonly url?: string
-}
+export type { StoreHandle } from './compose/repositories.js'
 
 export interface Services {
   readonly config: Config
@@ -73,7 +44,7 @@ export interface Services {
   readonly logicStates: LogicStateService
   readonly trackRecord: TrackRecordService
   readonly stocks: StockService
-  readonly steps: Readonly<{ build: ChainStep; plan: ChainStep; 'push-pool': ChainStep; outcomes: ChainStep }>
+  readonly steps: ChainSteps
   readonly chain: (
     args: { date?: string },
     signal: AbortSignal,
@@ -95,18 +66,11 @@ export interface ServiceOptions {
   readonly fetch?: typeof fetch
 }
 
-/** The composition root shared by the server, the CLI and the tests: everything is wired here and only here. */
-/** The outcomes repository, its entry and exit bars read from a replay's history for the dates it holds. */
-function outcomesReading(repo: OutcomesRepository, history: MarketHistory | undefined): OutcomesRepository {
-  if (!history) return repo
-  const held = (date: string) => date >= history.from && date <= history.to
-  return {
-    ...repo,
-    entryBars: (date, codes) => (held(date) ? history.entryBars(date, codes) : repo.entryBars(date, codes)),
-    exitBars: (date, codes) => (held(date) ? history.exitBars(date, codes) : repo.exitBars(date, codes)),
-  }
-}
-
+/**
+ * The composition root shared by the server, the CLI and the tests: everything is wired here and only here, one
+ * area per factory in `compose/` (the store's repositories, plan serving, the lookups, the track record, the chain's
+ * steps, the sync and the replay).
+ */
 export function createServices(
   config: Config,
   log: Logger,
@@ -115,240 +79,27 @@ export function createServices(
 ): Services {
   const now = options.now ?? (() => new Date())
   const progress = options.progress ?? silentProgress
-  const tiers = createTierRepository(store.db)
-  const market = createMarketDataRepository(store.db)
-  const inputs = createPlanInputRepository(store.db)
-  const files = createPlanFiles(config.planDataDir)
-  const assembler = createPlanAssembler({ inputs, planVersion: config.planVersion, now })
-  // Date.now itself unless a clock is injected: a cached plan hit reads the time twice, and a Date each is garbage
-  const nowMs: () => number = options.now ? () => now().getTime() : Date.now
-  const forgetPlan = (date: string): void => {
-    plans.forget(date)
-    verdicts.forgetDate(date)
-    logicStates.forgetDate(date)
-  }
-  const latestDate = createLatestDate({
-    listen:
-      options.listen && store.url
-        ? storeChangeListener({ url: store.url, log, timings: { heartbeatMs: config.storeHeartbeatMs } })
-        : undefined,
-    query: () => tiers.latestDate(),
+  const repositories = createRepositories(config, store)
+  const { tiers, market, inputs, files } = repositories
+  const serving = createPlanServing({
+    config,
     log,
-    onPlanWritten: forgetPlan,
-    onTierChanged: () => forgetTiers(),
-    onResync: () => {
-      plans.forget()
-      forgetTiers()
-    },
-  })
-  const plans = createPlanService({
-    days: createPlanDays({
-      assembler,
-      files,
-      fromSnapshot: config.planFromSnapshot,
-      log,
-      now: nowMs,
-      observe: options.observe,
-    }),
-    files,
-    latestDate,
-    log,
-    cacheSec: config.planCacheSec,
-    now: nowMs,
+    store,
+    repositories,
+    now: options.now,
+    listen: options.listen,
     observe: options.observe,
+    // the lookups are built over the serving's latest date and plans, and forget with it
+    derived: { forgetDate: (date) => lookups.forgetDate(date), clear: () => lookups.clear() },
   })
-  // a build changed tier rows: the latest date, and what the lookups kept from the old rows
-  function forgetTiers(): void {
-    latestDate.invalidate()
-    verdicts.clear()
-    logicStates.clear()
-  }
-  const verdicts = createVerdictService({ inputs, market, tiers, latestDate, plans, log })
-  const logicStates = createLogicStateService({ lookups: createLookupRepository(store.db), market, latestDate, log })
-  // resolved on the first build or plan, so a process that only serves never asks git
-  let version: string | undefined
-  const codeVersion = (): string => {
-    version ??= resolveCodeVersion(config.codeCommit).version
-    return version
-  }
-  const signalIc = createSignalIcRepository(store.db)
-  /** The regime status published with a plan date's snapshot, or null when it cannot be read. */
-  const snapshotRegime = async (date: string): Promise<string | null> => {
-    const read = await files.readSnapshot(date)
-    return read.ok ? (read.snapshot.regime?.status ?? null) : null
-  }
-  const trackRecords = createTrackRecordRepository(store.db)
-  const planDayStats = createPlanDayStatsRepository(store.db)
-  const trackRecordDays = createTrackRecordDays({ records: trackRecords, stats: planDayStats })
-  const bookRepository = createBookRepository(store.db)
-  const storeCalendar = async (): Promise<string[]> => {
-    const last = await market.latestBarDate()
-    return last === undefined ? [] : market.calendar(last)
-  }
-  const bookDays = createBookDays({
-    book: bookRepository,
-    calendar: storeCalendar,
-    benchmark: DEFAULT_BENCHMARK,
-    depth: DEFAULT_BOOK_DEPTH,
-  })
-  // Bound to a progress and a logger: the replay runs the same steps quietly under its own bar.
-  const stepsWith = (
-    progress: Progress,
-    log: Logger,
-    history?: MarketHistory,
-    memo?: ReplayMemo,
-    writeBehind?: WriteBehind,
-  ) => {
-    // a replay's steps read the day's quotes from its history and what it wrote from its memo
-    const stepInputs = memo ? memo.planInputs(inputs) : inputs
-    const planAssembler = history
-      ? createPlanAssembler({
-          inputs: { ...stepInputs, quotes: history.quotes },
-          planVersion: config.planVersion,
-          now,
-        })
-      : assembler
-    const dayStats = memo
-      ? createTrackRecordDays({ records: memo.trackRecords(trackRecords), stats: memo.dayStats(planDayStats) })
-      : trackRecordDays
-    const outcomesRepo = outcomesReading(createOutcomesRepository(store.db, store.pool), history)
-    return {
-      build: (args: { date?: string }, signal: AbortSignal) =>
-        runBuild(
-          {
-            db: store.db,
-            pool: store.pool,
-            market,
-            log,
-            progress,
-            codeVersion: codeVersion(),
-            now,
-            history,
-            icHistory: (asOf, days, definitions) => signalIc.history(WEIGHT_RULES.horizon, asOf, days, definitions),
-            previousMain: async (date) => {
-              const before = await stepInputs.previousTierDate(date)
-              return new Set(before === undefined ? [] : ((await stepInputs.storedMain(before)) ?? []))
-            },
-            onBuilt: forgetTiers,
-            onScored: memo?.keepTiers,
-            writeBehind: writeBehind?.defer,
-          },
-          args,
-          signal,
-        ),
-      plan: (args: { date?: string }, signal: AbortSignal) =>
-        runPlan(
-          {
-            db: store.db,
-            pool: store.pool,
-            latestTierDate: () => tiers.latestDate(),
-            market,
-            assembler: planAssembler,
-            files,
-            log,
-            planVersion: config.planVersion,
-            codeVersion: codeVersion(),
-            now,
-            onPlanWritten: forgetPlan,
-            marketInput: history?.marketInput,
-            onDailyWritten: memo?.keepDaily,
-            writeBehind: writeBehind?.defer,
-          },
-          args,
-          signal,
-        ),
-      'push-pool': (args: { date?: string }, signal: AbortSignal) =>
-        runPushPool(
-          {
-            latestDate: () => tiers.latestDate(),
-            getFull: (date) => plans.getFull(date),
-            files,
-            log,
-            poolTop: config.poolTop,
-            poolMax: config.poolMax,
-            pushUrl: config.poolPushUrl,
-            fetch: options.fetch,
-          },
-          args,
-          signal,
-        ),
-      outcomes: (args: { date?: string }, signal: AbortSignal) =>
-        runOutcomes(
-          {
-            outcomes: memo ? memo.outcomes(outcomesRepo, writeBehind?.defer) : outcomesRepo,
-            signalIc: memo ? memo.signalIc(signalIc) : signalIc,
-            market,
-            regimeOf: memo ? memo.regimeOf(snapshotRegime) : snapshotRegime,
-            latestBarDate: () => market.latestBarDate(),
-            benchmark: DEFAULT_BENCHMARK,
-            writeDayStats: (horizon, signal) => dayStats.writeMissing(horizon, DEFAULT_BENCHMARK, signal),
-            // a replay's tier rows may still be on their way to the store: it stores the book's facts at its end
-            writeBookDays: memo ? undefined : bookDays.writeMissing,
-            log,
-          },
-          args,
-          signal,
-        ),
-    }
-  }
-  const steps = stepsWith(progress, log)
-  /** The replay's market, read once for the whole range and its look-back. */
-  async function replayHistory(args: { from: string; to: string }): Promise<MarketHistory | undefined> {
-    const calendar = await market.calendar(args.to)
-    const first = calendar.findIndex((d) => d >= args.from)
-    if (first < 0) return undefined
-    return loadMarketHistory(store.db, calendar[Math.max(0, first - SIGNAL_WINDOWS.history)]!, args.to)
-  }
-  const sync = (args: SyncArgs, signal: AbortSignal, syncProgress: Progress = progress): Promise<SyncResult> => {
-    const { token, url, callsPerMinute, rateLimits, callTimeoutMs, maxAnswerBytes, maxPages } = config.tushare
-    if (!token) {
-      return Promise.reject(new SyncInputError('TUSHARE_TOKEN is not set: set it to the token of your tushare account'))
-    }
-    const client = createTushareClient({
-      url,
-      token,
-      callsPerMinute,
-      rateLimits,
-      fetch: options.fetch ?? globalThis.fetch,
-      now: () => now().getTime(),
-      sleep: (ms, signal) => delay(ms, undefined, { signal }),
-      log,
-      callTimeoutMs,
-      maxAnswerBytes,
-      maxPages,
-    })
-    const importBundle = (dir: string, signal: AbortSignal) =>
-      importDirectory(
-        { imports: createImportStore(store.pool), log, progress: silentProgress },
-        { dir, format: 'tushare' },
-        signal,
-      )
-    return runSync(
-      {
-        client,
-        importBundle,
-        latestBarDate: () => market.latestBarDate(),
-        // the trading day in Shanghai
-        today: () => new Date(now().getTime() + 8 * 3_600_000).toISOString().slice(0, 10),
-        log,
-        progress: syncProgress,
-        benchmark: DEFAULT_BENCHMARK,
-        gaps: createSyncGapsRepository(store.pool),
-        reportWindowDays: config.tushare.reportWindowDays,
-        deadline: AbortSignal.timeout(config.tushare.syncTimeoutMs),
-      },
-      args,
-      signal,
-    )
-  }
-  const syncStep: ChainStep | undefined = config.tushare.token
-    ? async (args, signal) => {
-        const result = await sync(args.date ? { to: args.date } : {}, signal, silentProgress)
-        // the chain never builds on a day whose bars tushare does not have yet
-        if (result.stopped) throw new Error(`${result.stopped.reason} (${result.summary})`)
-        return { ...result, date: result.days.at(-1) ?? args.date ?? '' }
-      }
-    : undefined
+  const { latestDate, plans } = serving
+  const lookups = createLookups({ db: store.db, repositories, latestDate, plans, log })
+  const trackRecord = createTrackRecordWiring(store.db, market)
+  const codeVersion = lazyCodeVersion(config.codeCommit)
+  const stepDeps = { config, store, repositories, serving, trackRecord, codeVersion, now, fetch: options.fetch }
+  const steps = createChainSteps(stepDeps, { progress, log })
+  const sync = createSync({ config, log, store, market, now, progress, fetch: options.fetch })
+  const chainSync = syncStep(config, sync)
   return {
     config,
     log,
@@ -357,59 +108,40 @@ export function createServices(
     market,
     inputs,
     files,
-    assembler,
+    assembler: serving.assembler,
     latestDate,
     plans,
-    verdicts,
-    logicStates,
-    trackRecord: createTrackRecordService({
-      repository: trackRecords,
-      days: trackRecordDays,
-      book: createBookService({
-        book: bookRepository,
-        days: bookDays,
-        calendar: storeCalendar,
-        depth: DEFAULT_BOOK_DEPTH,
-      }),
-    }),
-    stocks: createStockService({ stocks: createStockRepository(store.db), latestDate }),
+    verdicts: lookups.verdicts,
+    logicStates: lookups.logicStates,
+    trackRecord: trackRecord.service,
+    stocks: lookups.stocks,
     steps,
     sync,
-    replay: async (args, signal, replayProgress = progress) => {
-      const writeBehind = createWriteBehind()
-      const result = await runReplay(
-        {
-          pool: store.pool,
-          calendar: (to) => market.calendar(to),
-          steps: stepsWith(
-            silentProgress,
-            log.level === 'debug' || log.level === 'trace' ? log : log.child({}, { level: 'warn' }),
-            await replayHistory(args),
-            createReplayMemo(),
-            writeBehind,
-          ),
-          flushWrites: writeBehind.flush,
-          runs: createReplayRunsRepository(store.db),
-          progress: replayProgress,
-          log,
-        },
-        args,
-        signal,
-      )
-      // the days' tier rows are all stored now: the book's per-day facts can be read from them
-      const started = performance.now()
-      const bookFacts = await bookDays.writeMissing(signal)
-      log.info({ days: bookFacts, seconds: Math.round(performance.now() - started) / 1000 }, 'book facts stored')
-      return result
-    },
+    replay: createReplay({
+      log,
+      store,
+      market,
+      progress,
+      stepsFor: (run) => createChainSteps(stepDeps, run),
+      bookDays: trackRecord.bookDays,
+    }),
     chain: (args, signal, chainOptions) =>
       runChain(
-        { pool: store.pool, latestBarDate: () => market.latestBarDate(), steps, sync: syncStep },
+        { pool: store.pool, latestBarDate: () => market.latestBarDate(), steps, sync: chainSync },
         args,
         signal,
         chainOptions,
       ),
     close: () => latestDate.close(),
+  }
+}
+
+/** The code's version, resolved on the first call (a build or a plan), so a process that only serves never asks git. */
+function lazyCodeVersion(codeCommit: Config['codeCommit']): () => string {
+  let version: string | undefined
+  return () => {
+    version ??= resolveCodeVersion(codeCommit).version
+    return version
   }
 }
 

@@ -85,61 +85,118 @@ function missingSignalsText(rows: readonly { readonly signals: Readonly<Record<s
 /** Tier scores for data date T, written with a builds record in one transaction (a rerun replaces the date). */
 export async function runBuild(deps: BuildDeps, args: DateArgs, signal: AbortSignal): Promise<BuildResult> {
   const startedAt = deps.now()
-  const date = args.date ?? (await deps.market.latestBarDate())
+  const { progress } = deps
+  const { date, calendar } = await buildDay(deps, args)
+  const inputs = await loadBuildInputs(deps, date, calendar)
+  const weights = learnWeights(inputs.icHistory, date)
+  // The day's regime as the plan job will compute it: a weak day shrinks `main` (TIER_RULES.weakMainShare).
+  const regime = computeRegime(computeMarket(inputs.marketInput), date)
+  progress.tick()
+  throwIfAborted(signal)
+
+  const day = scoreDay({
+    date,
+    calendar,
+    securities: inputs.securities,
+    bars: inputs.bars,
+    edges: inputs.edges,
+    events: inputs.events,
+    boards: inputs.boards,
+    facts: await factsOf(date, inputs),
+    weakRegime: regime.status === 'weak',
+    indexReturns: inputs.indexReturns,
+    weights,
+    previousMain: inputs.previousMain,
+  })
+  const scored = day.rows
+  progress.tick()
+  throwIfAborted(signal)
+
+  const counts = buildCounts(inputs, day, weights)
+  const stale = staleText(date, calendar, counts.missing_bars, inputs.lastEvent)
+  const noData = missingSignalsText(scored)
+  const buildId = `${date}-${randomUUID().slice(0, 8)}`
+  const write = replaceTierScores(
+    deps.pool,
+    {
+      build_id: buildId,
+      trade_date: date,
+      started_at: startedAt,
+      finished_at: deps.now(),
+      code_version: deps.codeVersion,
+      stale,
+      counts,
+      weights,
+      main_empty: day.cuts.emptyReason,
+      signal_definitions: SIGNAL_DEFINITIONS,
+    },
+    scored,
+  ).then(() => deps.onBuilt?.(date))
+  deps.onScored?.(date, scored, day.signalColumns)
+  if (deps.writeBehind) deps.writeBehind(write)
+  else await write
+  progress.tick(2)
+  progress.done()
+  const summary = `build ${date}: ${counts.scored} scored (${counts.main} main, ${counts.observe} observe)${stale ? `; stale: ${stale}` : ''}${noData ? `; ${noData}` : ''}`
+  deps.log.info({ date, buildId, counts, cuts: day.cuts, regime: regime.status, stale, noData }, 'build finished')
+  return { summary, date, buildId, counts, stale }
+}
+
+/** The date to build (the last bar's unless given) and the trading calendar through it; starts the progress. */
+async function buildDay(deps: BuildDeps, args: DateArgs): Promise<{ date: string; calendar: string[] }> {
+  const { market } = deps
+  const date = args.date ?? (await market.latestBarDate())
   if (!date)
     throw new BuildInputError('no daily bars imported: run `stockplan import --dir DIR` or `stockplan demo` first')
-  const { market, progress } = deps
   const closed = args.date === undefined ? undefined : notATradingDay(date, await market.calendarAround(date))
   if (closed) throw new BuildInputError(closed)
-  progress.start(`build ${date}`, 4)
+  deps.progress.start(`build ${date}`, 4)
   const calendar = await market.calendar(date)
   if (calendar[calendar.length - 1] !== date) {
     throw new BuildInputError(
       `no daily bars on ${date}: import that day's data first (latest is ${calendar.at(-1) ?? 'none'})`,
     )
   }
+  return { date, calendar }
+}
+
+type BuildInputs = Awaited<ReturnType<typeof loadBuildInputs>>
+
+/** Everything the day's scores are computed from, read at once: the bars from the history when a replay has one. */
+async function loadBuildInputs(deps: BuildDeps, date: string, calendar: readonly string[]) {
+  const { market, history } = deps
   const from = calendar[Math.max(0, calendar.length - 1 - SIGNAL_WINDOWS.history)]!
   const eventsFrom = calendar[Math.max(0, calendar.length - BUILD_RULES.heatLookbackDays)]!
   const boardsFrom = calendar[Math.max(0, calendar.length - 1 - BOARD_HEAT_RULES.returnDays)]!
-  const [
-    securities,
-    bars,
-    edges,
-    events,
-    boards,
-    peStats,
-    basics,
-    financials,
-    forecasts,
-    lastEvent,
-    missingBars,
-    marketInput,
-    indexReturns,
-    icHistory,
-    previousMain,
-  ] = await Promise.all([
-    market.securities(),
-    (deps.history?.bars ?? market.bars)(from, date),
-    market.edges(undefined, date),
-    market.events(eventsFrom, date),
-    market.boardSeries(boardsFrom, date),
-    (deps.history?.peStats ?? market.peStats)(date),
-    market.basicsOn(date),
-    (deps.history?.financials ?? market.financials)(date),
-    market.forecasts(date),
-    market.lastEventDate(date),
-    (deps.history?.missingBars ?? market.missingBars)(date),
-    deps.history ? deps.history.marketInput(date, calendar) : loadMarketInput(deps.db, date, calendar),
-    market.indexReturns(REGIME_INDEX, from, date),
-    deps.icHistory(date, WEIGHT_RULES.windowDays, SIGNAL_DEFINITIONS),
-    deps.previousMain(date),
-  ])
-  const weights = learnWeights(icHistory, date)
-  // The day's regime as the plan job will compute it: a weak day shrinks `main` (TIER_RULES.weakMainShare).
-  const regime = computeRegime(computeMarket(marketInput), date)
-  progress.tick()
-  throwIfAborted(signal)
+  return awaitAll({
+    securities: market.securities(),
+    bars: (history?.bars ?? market.bars)(from, date),
+    edges: market.edges(undefined, date),
+    events: market.events(eventsFrom, date),
+    boards: market.boardSeries(boardsFrom, date),
+    peStats: (history?.peStats ?? market.peStats)(date),
+    basics: market.basicsOn(date),
+    financials: (history?.financials ?? market.financials)(date),
+    forecasts: market.forecasts(date),
+    lastEvent: market.lastEventDate(date),
+    missingBars: (history?.missingBars ?? market.missingBars)(date),
+    marketInput: history ? history.marketInput(date, calendar) : loadMarketInput(deps.db, date, calendar),
+    indexReturns: market.indexReturns(REGIME_INDEX, from, date),
+    icHistory: deps.icHistory(date, WEIGHT_RULES.windowDays, SIGNAL_DEFINITIONS),
+    previousMain: deps.previousMain(date),
+  })
+}
 
+/** Each property's promise awaited, all at once. */
+async function awaitAll<T extends Record<string, unknown>>(promises: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
+  const keys = Object.keys(promises)
+  const values = await Promise.all(Object.values(promises))
+  return Object.fromEntries(keys.map((key, i) => [key, values[i]])) as T
+}
+
+/** Each stock with a bar on the date: its valuation, quality and size facts for the score. */
+async function factsOf(date: string, inputs: BuildInputs): Promise<Map<string, StockFacts>> {
+  const { bars, basics, financials, peStats, forecasts } = inputs
   const facts = new Map<string, StockFacts>()
   let done = 0
   for (const [code, series] of bars) {
@@ -169,62 +226,27 @@ export async function runBuild(deps: BuildDeps, args: DateArgs, signal: AbortSig
       cashConversion: reports[0]?.ocf_to_np ?? null,
     })
   }
-  const day = scoreDay({
-    date,
-    calendar,
-    securities,
-    bars,
-    edges,
-    events,
-    boards,
-    facts,
-    weakRegime: regime.status === 'weak',
-    indexReturns,
-    weights,
-    previousMain,
-  })
-  const scored = day.rows
-  progress.tick()
-  throwIfAborted(signal)
+  return facts
+}
 
-  const counts = {
-    securities: securities.length,
+/** The build record's counts: how many were scored into each tier, and what the cuts and weights did. */
+function buildCounts(
+  inputs: Pick<BuildInputs, 'securities' | 'missingBars'>,
+  day: ReturnType<typeof scoreDay>,
+  weights: ReturnType<typeof learnWeights>,
+) {
+  const scored = day.rows
+  return {
+    securities: inputs.securities.length,
     scored: scored.length,
     main: scored.filter((s) => s.tier === 'main').length,
     observe: scored.filter((s) => s.tier === 'observe').length,
     reject: scored.filter((s) => s.tier === 'reject').length,
     // listed on T (not yet delisted) without a bar; suspended days are bars, so they do not count
-    missing_bars: missingBars,
+    missing_bars: inputs.missingBars,
     eligible: day.cuts.eligible,
     weak_regime_demoted: day.weakDemoted,
     kept_in_main: day.cuts.kept,
     ic_days: Math.max(0, ...Object.values(weights).map((w) => w.days)),
   }
-  const stale = staleText(date, calendar, counts.missing_bars, lastEvent)
-  const noData = missingSignalsText(scored)
-  const buildId = `${date}-${randomUUID().slice(0, 8)}`
-  const write = replaceTierScores(
-    deps.pool,
-    {
-      build_id: buildId,
-      trade_date: date,
-      started_at: startedAt,
-      finished_at: deps.now(),
-      code_version: deps.codeVersion,
-      stale,
-      counts,
-      weights,
-      main_empty: day.cuts.emptyReason,
-      signal_definitions: SIGNAL_DEFINITIONS,
-    },
-    scored,
-  ).then(() => deps.onBuilt?.(date))
-  deps.onScored?.(date, scored, day.signalColumns)
-  if (deps.writeBehind) deps.writeBehind(write)
-  else await write
-  progress.tick(2)
-  progress.done()
-  const summary = `build ${date}: ${counts.scored} scored (${counts.main} main, ${counts.observe} observe)${stale ? `; stale: ${stale}` : ''}${noData ? `; ${noData}` : ''}`
-  deps.log.info({ date, buildId, counts, cuts: day.cuts, regime: regime.status, stale, noData }, 'build finished')
-  return { summary, date, buildId, counts, stale }
 }

@@ -153,8 +153,32 @@ async function sync(deps: SyncDeps, args: SyncArgs, signal: AbortSignal, days: s
     const summary = `sync: nothing to do (the store is complete through ${latest ?? to})`
     return { summary, days: [], skipped: [], calls: {}, completed: [], incomplete: [] }
   }
+  const tushare = createSyncCalls(deps, signal)
+  const reference = await fetchReference(tushare, deps, from, to)
+  const completed = await completeLateDays(deps, tushare, reference.codes, late, signal)
+  const stopped = await syncDays(deps, tushare, reference, { latest, from, to }, days, signal)
+  if (reference.members && days.length > 0) {
+    await importDay(deps, new Map([['ths_member', reference.members]]), signal)
+  }
+  const incomplete = await deps.gaps.list()
+  const { skipped } = tushare
+  const calls = Object.fromEntries(deps.client.calls)
+  const summary = syncSummary({ days, calls, completed, incomplete, skipped, stopped })
+  deps.log.info({ from, to, days: days.length, calls, incomplete: incomplete.length }, 'sync finished')
+  return {
+    summary,
+    days,
+    skipped: [...skipped].map(([api, lost]) => `${api}: the build lacks ${lost}`),
+    calls,
+    completed,
+    incomplete,
+    stopped,
+  }
+}
+
+/** A run's calls to tushare: an interface the token lacks permission for is warned of once, then answers null. */
+function createSyncCalls(deps: Pick<SyncDeps, 'client' | 'log'>, signal: AbortSignal) {
   const skipped = new Map<string, string>()
-  /** An interface's answer, or null when the token lacks permission for it (warned once). */
   const guarded = async <T>(api: string, ask: () => Promise<T>): Promise<T | null> => {
     if (skipped.has(api)) return null
     try {
@@ -167,187 +191,219 @@ async function sync(deps: SyncDeps, args: SyncArgs, signal: AbortSignal, days: s
       return null
     }
   }
-  const fetch = (api: string, params: Record<string, string>) =>
-    guarded(api, () => deps.client.query(api, params, signal))
+  return {
+    /** Interfaces skipped for want of permission, with what the build then lacks. */
+    skipped: skipped as ReadonlyMap<string, string>,
+    guarded,
+    /** An interface's answer, every page of it, or null when skipped. */
+    fetch: (api: string, params: Record<string, string>) => guarded(api, () => deps.client.query(api, params, signal)),
+    /** One call's answer, marked `cut` when it filled the interface's row limit. */
+    once: (api: string, params: Record<string, string>) => deps.client.once(api, params, signal),
+  }
+}
 
+type SyncCalls = ReturnType<typeof createSyncCalls>
+
+/** The run's reference data, fetched once and imported with its first day (the board members after its last). */
+interface Reference {
+  /** Every open day of the calendar asked, the report window's included. */
+  readonly allOpen: string[]
+  /** The trading days to sync. */
+  readonly openDays: string[]
+  readonly files: ReadonlyMap<string, TushareTable>
+  /** The listed codes, when stock_basic answered. */
+  readonly codes?: ReadonlySet<string>
+  readonly members?: TushareTable
+}
+
+async function fetchReference(
+  calls: SyncCalls,
+  deps: Pick<SyncDeps, 'progress' | 'reportWindowDays'>,
+  from: string,
+  to: string,
+): Promise<Reference> {
   const windowStart = shiftDay(from, -CALENDAR_DAYS_PER_WINDOW_DAY * deps.reportWindowDays - 7)
-  const calendar = await fetch('trade_cal', {
+  const calendar = await calls.fetch('trade_cal', {
     exchange: 'SSE',
     start_date: compact(windowStart),
     end_date: compact(to >= from ? to : from),
   })
   const allOpen = calendar ? openDaysOf(calendar) : []
   const openDays = calendar ? allOpen.filter((d) => d >= from && d <= to) : from <= to ? [from] : []
-  const reference = new Map<string, TushareTable>()
+  const files = new Map<string, TushareTable>()
   // the calendar as far as the run's days: the earlier days only place the report window
-  if (calendar) reference.set('trade_cal', keepCalendar(calendar, from, to))
+  if (calendar) files.set('trade_cal', keepCalendar(calendar, from, to))
   const basics: TushareTable[] = []
   for (const status of ['L', 'D', 'P']) {
-    const answer = await fetch('stock_basic', { list_status: status })
+    const answer = await calls.fetch('stock_basic', { list_status: status })
     if (answer) basics.push(answer)
   }
   const securities = basics.length > 0 ? concat(basics) : undefined
-  if (securities) reference.set('stock_basic', securities)
-  const codes = securities ? codesOf(securities) : undefined
-  const names = await fetch('namechange', {})
-  if (names) reference.set('namechange', names)
+  if (securities) files.set('stock_basic', securities)
+  const names = await calls.fetch('namechange', {})
+  if (names) files.set('namechange', names)
   // imported after the run's last day: a member without in_date is valid from the day it was seen on
-  let memberAnswer: TushareTable | undefined
-  const boards = await fetch('ths_index', { exchange: 'A', type: 'N' })
+  let members: TushareTable | undefined
+  const boards = await calls.fetch('ths_index', { exchange: 'A', type: 'N' })
   if (boards) {
-    reference.set('ths_index', boards)
+    files.set('ths_index', boards)
     deps.progress.start('concept board members', boards.items.length, 'boards')
-    const members = await conceptMembers(boards, async (code) => {
-      const answer = await fetch('ths_member', { ts_code: code })
+    const answer = await conceptMembers(boards, async (code) => {
+      const answer = await calls.fetch('ths_member', { ts_code: code })
       deps.progress.tick()
       return answer
     })
     deps.progress.done()
-    if (members) memberAnswer = members
+    if (answer) members = answer
   }
+  return { allOpen, openDays, files, codes: securities ? codesOf(securities) : undefined, members }
+}
 
-  /** One bar interface's rows for a day: one call, or code lists when the answer filled the row limit. */
-  const dayTable = (api: string, day: string): Promise<TushareTable | null> =>
-    guarded(api, async () => {
-      const whole = await deps.client.once(api, { trade_date: compact(day) }, signal)
-      if (!whole.cut) return whole
-      if (!codes) {
-        throw new TushareError(
-          api,
-          'answer',
-          `tushare ${api}: ${day} fills one call and there is no stock list to split it by`,
-        )
-      }
-      const size = Math.floor(INTERFACES[api]!.rowLimit / 2)
-      const list = [...codes].sort()
-      const parts: TushareTable[] = []
-      for (let i = 0; i < list.length; i += size) {
-        const part = await deps.client.once(
-          api,
-          { trade_date: compact(day), ts_code: list.slice(i, i + size).join(',') },
-          signal,
-        )
-        if (part.cut)
-          throw new TushareError(api, 'answer', `tushare ${api}: ${size} codes of ${day} still fill one call`)
-        parts.push(part)
-      }
-      return concat(parts)
-    })
-
-  /** The bar interfaces of `day`: bars without their factor held back, and what each late interface lacks. */
-  const barInterfaces = async (day: string, expected: number | undefined): Promise<DayData | SyncStop> => {
-    const daily = await dayTable('daily', day)
-    if (!daily || daily.items.length === 0) {
-      return {
-        day,
-        reason: `tushare has no daily bars for ${day} yet (it publishes them 15:00-17:00 Shanghai time); rerun the sync after that`,
-      }
-    }
-    const code = daily.fields.indexOf('ts_code')
-    if (codes) {
-      const stranger = daily.items.find((row) => !codes.has(String(row[code])))
-      if (stranger) {
-        throw new TushareError(
-          'daily',
-          'answer',
-          `tushare daily: ${day} has a bar of ${String(stranger[code])}, a code stock_basic does not list: the answer is refused`,
-        )
-      }
-    }
-    const short = expected === undefined ? 0 : expected - daily.items.length
-    if (expected !== undefined && short > expected * PARTIAL_DAILY_SHARE && short >= PARTIAL_DAILY_MIN_CODES) {
-      return {
-        day,
-        reason: `tushare's daily for ${day} has ${daily.items.length} bars against ${expected} the trading day before: still loading; rerun the sync later`,
-      }
-    }
-    const factors = await dayTable('adj_factor', day)
-    if (!factors)
+/** One bar interface's rows for a day: one call, or code lists when the answer filled the row limit. */
+function dayTable(
+  calls: SyncCalls,
+  codes: ReadonlySet<string> | undefined,
+  api: string,
+  day: string,
+): Promise<TushareTable | null> {
+  return calls.guarded(api, async () => {
+    const whole = await calls.once(api, { trade_date: compact(day) })
+    if (!whole.cut) return whole
+    if (!codes) {
       throw new TushareError(
-        'adj_factor',
-        'permission',
-        `tushare adj_factor: no permission; bars cannot be stored without their factors`,
+        api,
+        'answer',
+        `tushare ${api}: ${day} fills one call and there is no stock list to split it by`,
       )
-    const withFactor = codeSet(factors)
-    const kept = daily.items.filter((row) => withFactor.has(String(row[code])))
-    const files = new Map<string, TushareTable>([
-      ['daily', { fields: daily.fields, items: kept }],
-      ['adj_factor', factors],
-    ])
-    const missing: Record<string, number> = { adj_factor: daily.items.length - kept.length }
-    const basic = await dayTable('daily_basic', day)
-    if (basic) {
-      const valued = codeSet(basic)
-      missing.daily_basic = kept.filter((row) => !valued.has(String(row[code]))).length
-      if (basic.items.length > 0) files.set('daily_basic', basic)
     }
-    const limits = await dayTable('stk_limit', day)
-    if (limits) files.set('stk_limit', limits)
-    return { files, missing, bars: daily.items.length }
+    const size = Math.floor(INTERFACES[api]!.rowLimit / 2)
+    const list = [...codes].sort()
+    const parts: TushareTable[] = []
+    for (let i = 0; i < list.length; i += size) {
+      const part = await calls.once(api, { trade_date: compact(day), ts_code: list.slice(i, i + size).join(',') })
+      if (part.cut) throw new TushareError(api, 'answer', `tushare ${api}: ${size} codes of ${day} still fill one call`)
+      parts.push(part)
+    }
+    return concat(parts)
+  })
+}
+
+/** The bar interfaces of `day`: bars without their factor held back, and what each late interface lacks. */
+async function barInterfaces(
+  calls: SyncCalls,
+  codes: ReadonlySet<string> | undefined,
+  day: string,
+  expected: number | undefined,
+): Promise<DayData | SyncStop> {
+  const daily = await dayTable(calls, codes, 'daily', day)
+  if (!daily || daily.items.length === 0) {
+    return {
+      day,
+      reason: `tushare has no daily bars for ${day} yet (it publishes them 15:00-17:00 Shanghai time); rerun the sync after that`,
+    }
   }
+  const code = daily.fields.indexOf('ts_code')
+  if (codes) {
+    const stranger = daily.items.find((row) => !codes.has(String(row[code])))
+    if (stranger) {
+      throw new TushareError(
+        'daily',
+        'answer',
+        `tushare daily: ${day} has a bar of ${String(stranger[code])}, a code stock_basic does not list: the answer is refused`,
+      )
+    }
+  }
+  const short = expected === undefined ? 0 : expected - daily.items.length
+  if (expected !== undefined && short > expected * PARTIAL_DAILY_SHARE && short >= PARTIAL_DAILY_MIN_CODES) {
+    return {
+      day,
+      reason: `tushare's daily for ${day} has ${daily.items.length} bars against ${expected} the trading day before: still loading; rerun the sync later`,
+    }
+  }
+  const factors = await dayTable(calls, codes, 'adj_factor', day)
+  if (!factors)
+    throw new TushareError(
+      'adj_factor',
+      'permission',
+      `tushare adj_factor: no permission; bars cannot be stored without their factors`,
+    )
+  const withFactor = codeSet(factors)
+  const kept = daily.items.filter((row) => withFactor.has(String(row[code])))
+  const files = new Map<string, TushareTable>([
+    ['daily', { fields: daily.fields, items: kept }],
+    ['adj_factor', factors],
+  ])
+  const missing: Record<string, number> = { adj_factor: daily.items.length - kept.length }
+  const basic = await dayTable(calls, codes, 'daily_basic', day)
+  if (basic) {
+    const valued = codeSet(basic)
+    missing.daily_basic = kept.filter((row) => !valued.has(String(row[code]))).length
+    if (basic.items.length > 0) files.set('daily_basic', basic)
+  }
+  const limits = await dayTable(calls, codes, 'stk_limit', day)
+  if (limits) files.set('stk_limit', limits)
+  return { files, missing, bars: daily.items.length }
+}
 
-  const describe = (missing: Readonly<Record<string, number>>): string =>
-    Object.entries(missing)
-      .filter(([, n]) => n > 0)
-      .map(([api, n]) => `${api} ${plural(n, 'code')}`)
-      .join(', ')
+/** What a day lacks, in words ('' when it is whole). */
+const describe = (missing: Readonly<Record<string, number>>): string =>
+  Object.entries(missing)
+    .filter(([, n]) => n > 0)
+    .map(([api, n]) => `${api} ${plural(n, 'code')}`)
+    .join(', ')
 
-  // days imported incomplete before: asked again, whole or not
+/** Days imported incomplete before, asked again whole or not: the ones made whole. */
+async function completeLateDays(
+  deps: SyncDeps,
+  calls: SyncCalls,
+  codes: ReadonlySet<string> | undefined,
+  late: readonly IncompleteDay[],
+  signal: AbortSignal,
+): Promise<string[]> {
   const completed: string[] = []
   for (const gap of late) {
     throwIfAborted(signal)
-    const data = await barInterfaces(gap.day, undefined)
+    const data = await barInterfaces(calls, codes, gap.day, undefined)
     if ('reason' in data) continue
     await importDay(deps, data.files, signal)
     await deps.gaps.record(gap.day, data.missing)
     if (describe(data.missing) === '') completed.push(gap.day)
     else deps.log.warn({ day: gap.day }, `tushare still lacks for ${gap.day}: ${describe(data.missing)}`)
   }
+  return completed
+}
 
-  /** Reports announced after `previous` through `day` (and again the window's, on the first day). */
-  const financialReports = async (
-    previous: string | undefined,
-    day: string,
-    again: string[],
-  ): Promise<TushareTable | null> => {
-    const answers: TushareTable[] = []
-    const queries = reportQueries(previous, day)
-    const asked = new Set(queries.map((q) => ('ann_date' in q ? q.ann_date : '')))
-    const repeats =
-      'period' in (queries[0] ?? {}) ? [] : again.filter((d) => !asked.has(d)).map((ann_date) => ({ ann_date }))
-    for (const query of [...repeats, ...queries]) {
-      const answer = await fetch('fina_indicator_vip', { ...query })
-      if (!answer) return null
-      answers.push(answer)
-    }
-    return announcedBy(answers, day)
-  }
-
+/**
+ * The run's trading days in order, each fetched and imported whole (the reference data with the first): pushed
+ * onto `days` as they are stored; the stop before a day tushare does not have yet, if any.
+ */
+async function syncDays(
+  deps: SyncDeps,
+  calls: SyncCalls,
+  reference: Reference,
+  range: { latest: string | undefined; from: string; to: string },
+  days: string[],
+  signal: AbortSignal,
+): Promise<SyncStop | undefined> {
+  const { latest, from, to } = range
   // the day before the first is the store's last bar when it comes first; a rerun of stored days starts at --from
   let previous = latest === undefined ? undefined : latest < from ? latest : shiftDay(from, -1)
   let expected = latest !== undefined && latest < from ? await deps.gaps.tradedBars(latest) : undefined
   let stopped: SyncStop | undefined
-  deps.progress.start(`sync ${from}..${to}`, openDays.length, 'days')
-  for (const day of openDays) {
+  deps.progress.start(`sync ${from}..${to}`, reference.openDays.length, 'days')
+  for (const day of reference.openDays) {
     throwIfAborted(signal)
-    const data = await barInterfaces(day, expected && expected > 0 ? expected : undefined)
+    const data = await barInterfaces(calls, reference.codes, day, expected && expected > 0 ? expected : undefined)
     if ('reason' in data) {
       stopped = data
       deps.log.warn({ day }, `${data.reason}: stopping before it`)
       break
     }
-    const files = new Map<string, TushareTable>(days.length === 0 ? reference : [])
+    const files = new Map<string, TushareTable>(days.length === 0 ? reference.files : [])
     for (const [api, table] of data.files) files.set(api, table)
-    for (const api of OTHER_DAILY_INTERFACES) {
-      const params: Record<string, string> =
-        api === 'index_daily'
-          ? { ts_code: deps.benchmark, start_date: compact(day), end_date: compact(day) }
-          : { trade_date: compact(day) }
-      const answer = await fetch(api, params)
-      if (answer) files.set(api, answer)
-    }
-    const again = days.length === 0 ? windowDates(allOpen, day, deps.reportWindowDays, previous) : []
-    const reports = await financialReports(previous, day, again)
+    for (const [api, table] of await otherDailyFiles(calls, deps.benchmark, day)) files.set(api, table)
+    const again = days.length === 0 ? windowDates(reference.allOpen, day, deps.reportWindowDays, previous) : []
+    const reports = await financialReports(calls, previous, day, again)
     if (reports) files.set('fina_indicator', reports)
     await importDay(deps, files, signal)
     await deps.gaps.record(day, data.missing)
@@ -359,12 +415,55 @@ async function sync(deps: SyncDeps, args: SyncArgs, signal: AbortSignal, days: s
     deps.progress.tick()
   }
   deps.progress.done(`${plural(days.length, 'day')} synced`)
-  if (memberAnswer && days.length > 0) await importDay(deps, new Map([['ths_member', memberAnswer]]), signal)
-  const incomplete = await deps.gaps.list()
-  const calls = Object.fromEntries(deps.client.calls)
-  const total = Object.values(calls).reduce((n, c) => n + c, 0)
+  return stopped
+}
+
+/** The day's answers of the interfaces besides the bars' (suspensions, the benchmark, concept board bars). */
+async function otherDailyFiles(calls: SyncCalls, benchmark: string, day: string): Promise<Map<string, TushareTable>> {
+  const files = new Map<string, TushareTable>()
+  for (const api of OTHER_DAILY_INTERFACES) {
+    const params: Record<string, string> =
+      api === 'index_daily'
+        ? { ts_code: benchmark, start_date: compact(day), end_date: compact(day) }
+        : { trade_date: compact(day) }
+    const answer = await calls.fetch(api, params)
+    if (answer) files.set(api, answer)
+  }
+  return files
+}
+
+/** Reports announced after `previous` through `day` (and again the window's, on the first day). */
+async function financialReports(
+  calls: SyncCalls,
+  previous: string | undefined,
+  day: string,
+  again: string[],
+): Promise<TushareTable | null> {
+  const answers: TushareTable[] = []
+  const queries = reportQueries(previous, day)
+  const asked = new Set(queries.map((q) => ('ann_date' in q ? q.ann_date : '')))
+  const repeats =
+    'period' in (queries[0] ?? {}) ? [] : again.filter((d) => !asked.has(d)).map((ann_date) => ({ ann_date }))
+  for (const query of [...repeats, ...queries]) {
+    const answer = await calls.fetch('fina_indicator_vip', { ...query })
+    if (!answer) return null
+    answers.push(answer)
+  }
+  return announcedBy(answers, day)
+}
+
+function syncSummary(run: {
+  days: readonly string[]
+  calls: Readonly<Record<string, number>>
+  completed: readonly string[]
+  incomplete: readonly IncompleteDay[]
+  skipped: ReadonlyMap<string, string>
+  stopped: SyncStop | undefined
+}): string {
+  const { days, completed, incomplete, skipped, stopped } = run
+  const total = Object.values(run.calls).reduce((n, c) => n + c, 0)
   const range = days.length > 0 ? `${days[0]}..${days.at(-1)}` : 'no day'
-  const summary =
+  return (
     `sync ${range}: ${plural(days.length, 'day')} imported, ${total} tushare calls` +
     (completed.length > 0 ? `; completed late data of ${completed.join(', ')}` : '') +
     (incomplete.length > 0
@@ -372,16 +471,7 @@ async function sync(deps: SyncDeps, args: SyncArgs, signal: AbortSignal, days: s
       : '') +
     (skipped.size > 0 ? `; skipped for want of permission: ${[...skipped.keys()].join(', ')}` : '') +
     (stopped ? `; stopped before ${stopped.day}: ${stopped.reason}` : '')
-  deps.log.info({ from, to, days: days.length, calls, incomplete: incomplete.length }, 'sync finished')
-  return {
-    summary,
-    days,
-    skipped: [...skipped].map(([api, lost]) => `${api}: the build lacks ${lost}`),
-    calls,
-    completed,
-    incomplete,
-    stopped,
-  }
+  )
 }
 
 /**

@@ -112,174 +112,15 @@ const KEPT_DATES = 3
 const KEPT_CODES_PER_DATE = 12_000
 
 export function createLogicStateService(deps: LogicStateServiceDeps) {
-  const facts: FactsFunctions = { ...STOCK_FACTS, ...deps.facts }
+  const batchDeps: BatchDeps = { ...deps, facts: { ...STOCK_FACTS, ...deps.facts } }
   const kept = new DayCache<CodeEntry>({ maxDates: KEPT_DATES, maxCodes: KEPT_CODES_PER_DATE })
-
-  /** Daily rows where stored for the date, the rest stepped or replayed from tier scores. */
-  async function states(date: string, codes: readonly string[]): Promise<Map<string, StateOf>> {
-    const stored = new Map((await deps.lookups.latestStoredStates(date, codes)).map((r) => [r.code, r]))
-    const out = new Map<string, StateOf>()
-    const computed: string[] = []
-    await mapInSlices(codes, (code) => {
-      const row = stored.get(code)
-      if (row?.trade_date === date) {
-        out.set(code, {
-          source: 'daily',
-          verdict: row.verdict,
-          card_rank: row.card_rank,
-          plan_version: row.plan_version,
-          code_version: row.code_version,
-          ...stateFields(toLogicMemory(row)),
-          note: null,
-        })
-      } else computed.push(code)
-    })
-    if (computed.length === 0) return out
-    const seeds = new Map<string, StoredMemory>()
-    for (const code of computed) {
-      const row = stored.get(code)
-      if (row) seeds.set(code, { date: row.trade_date, memory: toLogicMemory(row) })
-    }
-    // the window starts after the oldest seed, or at the beginning when any code has none
-    const since =
-      seeds.size < computed.length ? null : [...seeds.values()].reduce((min, s) => (s.date < min ? s.date : min), date)
-    const tier = await deps.lookups.tierDays(computed, since, date)
-    const byCode = new Map<string, Map<string, TierDay>>()
-    for (const row of tier.rows) {
-      const days = byCode.get(row.code) ?? new Map<string, TierDay>()
-      days.set(row.trade_date, row)
-      byCode.set(row.code, days)
-    }
-    await mapInSlices(computed, (code) => {
-      const seed = seeds.get(code)
-      const replayed: Replayed = replayFrom(seed, tier.dates, byCode.get(code) ?? new Map())
-      out.set(code, {
-        source: 'computed',
-        verdict: null,
-        card_rank: null,
-        plan_version: null,
-        code_version: null,
-        ...stateFields(replayed.memory),
-        note: computedNote(code, date, seed, replayed),
-      })
-    })
-    return out
-  }
-
-  /** One query after another: run at once, their rows arrive together and are parsed in one event-loop turn. */
-  async function loadFacts(date: string, codes: readonly string[]): Promise<FactsData> {
-    const settle = <T>(read: () => Promise<T>): Promise<PromiseSettledResult<T>> =>
-      read().then(
-        (value) => ({ status: 'fulfilled', value }),
-        (reason: unknown) => ({ status: 'rejected', reason }),
-      )
-    const pe = await settle(() => deps.lookups.peFacts(date, codes))
-    const closes = await settle(() => deps.lookups.closesOn(date, codes))
-    const forecasts = await settle(() => deps.market.forecasts(date, codes))
-    const financials = await settle(() => deps.market.financials(date, codes))
-    return { closes, pe, forecasts, financials }
-  }
-
-  /** One group for every code, or none at all: the first failure (reading or computing) drops the group. */
-  async function group<T>(
-    name: 'valuation' | 'company_review',
-    date: string,
-    codes: readonly string[],
-    reads: ReadonlyArray<PromiseSettledResult<unknown>>,
-    compute: (code: string) => T,
-  ): Promise<Group<T>> {
-    const failedRead = reads.find((r): r is PromiseRejectedResult => r.status === 'rejected')
-    if (failedRead) {
-      deps.log.warn(
-        { date, group: name, err: { message: errorText(failedRead.reason) } },
-        `${name} left out: reading its data failed`,
-      )
-      return { ok: false }
-    }
-    const values = new Map<string, T>()
-    let failed = false
-    await mapInSlices(codes, (code) => {
-      if (failed) return
-      try {
-        values.set(code, compute(code))
-      } catch (err) {
-        failed = true
-        deps.log.warn(
-          { date, group: name, code, err: { message: errorText(err) } },
-          `${name} left out: computing it failed`,
-        )
-      }
-    })
-    return failed ? { ok: false } : { ok: true, values }
-  }
-
-  function factsInput(data: FactsData, code: string, date: string): FactsInput {
-    const value = <T>(r: PromiseSettledResult<Map<string, T>>): T | undefined =>
-      r.status === 'fulfilled' ? r.value.get(code) : undefined
-    const pe = value(data.pe)
-    return {
-      date,
-      price: value(data.closes) ?? null,
-      peToday: pe?.peToday ?? null,
-      pe: pe?.pe ?? null,
-      forecast: value(data.forecasts) ?? null,
-      financials: value(data.financials) ?? [],
-    }
-  }
-
-  /**
-   * The entries of codes not yet known for the date, computed together (one query per table for the batch).
-   * A failed group leaves its keys out of this batch's entries (`undefined`), and such a batch is not kept.
-   */
-  async function computeBatch(date: string, codes: readonly string[]): Promise<Map<string, CodeEntry>> {
-    const factsRead = loadFacts(date, codes)
-    let stateByCode: Map<string, StateOf>
-    try {
-      stateByCode = await states(date, codes)
-    } catch (err) {
-      await factsRead
-      throw new DomainError('LookupFailed', errorText(err), { cause: err })
-    }
-    const data = await factsRead
-    const valuation = await group(
-      'valuation',
-      date,
-      codes,
-      [data.closes, data.pe, data.forecasts, data.financials],
-      (code) => facts.valuation(factsInput(data, code, date)),
-    )
-    const review = await group('company_review', date, codes, [data.financials], (code) =>
-      facts.review(factsInput(data, code, date)),
-    )
-    const out = new Map<string, CodeEntry>()
-    await mapInSlices(codes, (code) => {
-      const v = valuation.ok ? (valuation.values.get(code) ?? null) : undefined
-      const r = review.ok ? (review.values.get(code) ?? null) : undefined
-      const state = stateByCode.get(code)!
-      const valuationPair = v === undefined ? undefined : { valuation: v, valuation_text: formatValuation(v) }
-      const reviewPair =
-        r === undefined ? undefined : { company_review: r, company_review_text: formatCompanyReview(r) }
-      out.set(code, {
-        state,
-        valuation: valuationPair,
-        review: reviewPair,
-        // serialised once with the entry: a response is then spliced together, not stringified per request
-        json: {
-          state: utf8(members({ code, date, ...state })),
-          valuation: utf8(`,${members(valuationPair)}`),
-          review: utf8(`,${members(reviewPair)}`),
-        },
-      })
-    })
-    return out
-  }
 
   /** Each code's entry of the date: kept ones as they are, the others computed in one batch and kept. */
   function entriesOf(date: string, codes: readonly string[]): Promise<CodeEntry[]> {
     const missing = codes.filter((code) => kept.get(date, code) === undefined)
     const pending = new Map<string, Promise<CodeEntry>>()
     if (missing.length > 0) {
-      const batch = computeBatch(date, missing)
+      const batch = computeBatch(batchDeps, date, missing)
       for (const code of missing) {
         const entry = batch.then((m) => m.get(code)!)
         entry.catch(() => undefined) // the request awaits it below; the cache drops it
@@ -358,3 +199,181 @@ export function createLogicStateService(deps: LogicStateServiceDeps) {
 }
 
 export type LogicStateService = ReturnType<typeof createLogicStateService>
+
+type BatchDeps = Pick<LogicStateServiceDeps, 'lookups' | 'market' | 'log'> & { readonly facts: FactsFunctions }
+
+/** Daily rows where stored for the date, the rest stepped or replayed from tier scores. */
+async function states(
+  lookups: LookupRepository,
+  date: string,
+  codes: readonly string[],
+): Promise<Map<string, StateOf>> {
+  const stored = new Map((await lookups.latestStoredStates(date, codes)).map((r) => [r.code, r]))
+  const out = new Map<string, StateOf>()
+  const computed: string[] = []
+  await mapInSlices(codes, (code) => {
+    const row = stored.get(code)
+    if (row?.trade_date === date) {
+      out.set(code, {
+        source: 'daily',
+        verdict: row.verdict,
+        card_rank: row.card_rank,
+        plan_version: row.plan_version,
+        code_version: row.code_version,
+        ...stateFields(toLogicMemory(row)),
+        note: null,
+      })
+    } else computed.push(code)
+  })
+  if (computed.length === 0) return out
+  const seeds = new Map<string, StoredMemory>()
+  for (const code of computed) {
+    const row = stored.get(code)
+    if (row) seeds.set(code, { date: row.trade_date, memory: toLogicMemory(row) })
+  }
+  // the window starts after the oldest seed, or at the beginning when any code has none
+  const since =
+    seeds.size < computed.length ? null : [...seeds.values()].reduce((min, s) => (s.date < min ? s.date : min), date)
+  const tier = await lookups.tierDays(computed, since, date)
+  const byCode = new Map<string, Map<string, TierDay>>()
+  for (const row of tier.rows) {
+    const days = byCode.get(row.code) ?? new Map<string, TierDay>()
+    days.set(row.trade_date, row)
+    byCode.set(row.code, days)
+  }
+  await mapInSlices(computed, (code) => {
+    const seed = seeds.get(code)
+    const replayed: Replayed = replayFrom(seed, tier.dates, byCode.get(code) ?? new Map())
+    out.set(code, {
+      source: 'computed',
+      verdict: null,
+      card_rank: null,
+      plan_version: null,
+      code_version: null,
+      ...stateFields(replayed.memory),
+      note: computedNote(code, date, seed, replayed),
+    })
+  })
+  return out
+}
+
+/** One query after another: run at once, their rows arrive together and are parsed in one event-loop turn. */
+async function loadFacts(
+  deps: Pick<LogicStateServiceDeps, 'lookups' | 'market'>,
+  date: string,
+  codes: readonly string[],
+): Promise<FactsData> {
+  const settle = <T>(read: () => Promise<T>): Promise<PromiseSettledResult<T>> =>
+    read().then(
+      (value) => ({ status: 'fulfilled', value }),
+      (reason: unknown) => ({ status: 'rejected', reason }),
+    )
+  const pe = await settle(() => deps.lookups.peFacts(date, codes))
+  const closes = await settle(() => deps.lookups.closesOn(date, codes))
+  const forecasts = await settle(() => deps.market.forecasts(date, codes))
+  const financials = await settle(() => deps.market.financials(date, codes))
+  return { closes, pe, forecasts, financials }
+}
+
+/** One group for every code, or none at all: the first failure (reading or computing) drops the group. */
+async function group<T>(
+  log: Logger,
+  name: 'valuation' | 'company_review',
+  date: string,
+  codes: readonly string[],
+  reads: ReadonlyArray<PromiseSettledResult<unknown>>,
+  compute: (code: string) => T,
+): Promise<Group<T>> {
+  const failedRead = reads.find((r): r is PromiseRejectedResult => r.status === 'rejected')
+  if (failedRead) {
+    log.warn(
+      { date, group: name, err: { message: errorText(failedRead.reason) } },
+      `${name} left out: reading its data failed`,
+    )
+    return { ok: false }
+  }
+  const values = new Map<string, T>()
+  let failed = false
+  await mapInSlices(codes, (code) => {
+    if (failed) return
+    try {
+      values.set(code, compute(code))
+    } catch (err) {
+      failed = true
+      log.warn({ date, group: name, code, err: { message: errorText(err) } }, `${name} left out: computing it failed`)
+    }
+  })
+  return failed ? { ok: false } : { ok: true, values }
+}
+
+function factsInput(data: FactsData, code: string, date: string): FactsInput {
+  const value = <T>(r: PromiseSettledResult<Map<string, T>>): T | undefined =>
+    r.status === 'fulfilled' ? r.value.get(code) : undefined
+  const pe = value(data.pe)
+  return {
+    date,
+    price: value(data.closes) ?? null,
+    peToday: pe?.peToday ?? null,
+    pe: pe?.pe ?? null,
+    forecast: value(data.forecasts) ?? null,
+    financials: value(data.financials) ?? [],
+  }
+}
+
+/**
+ * The entries of codes not yet known for the date, computed together (one query per table for the batch).
+ * A failed group leaves its keys out of this batch's entries (`undefined`), and such a batch is not kept.
+ */
+async function computeBatch(deps: BatchDeps, date: string, codes: readonly string[]): Promise<Map<string, CodeEntry>> {
+  const { facts } = deps
+  const factsRead = loadFacts(deps, date, codes)
+  let stateByCode: Map<string, StateOf>
+  try {
+    stateByCode = await states(deps.lookups, date, codes)
+  } catch (err) {
+    await factsRead
+    throw new DomainError('LookupFailed', errorText(err), { cause: err })
+  }
+  const data = await factsRead
+  const valuation = await group(
+    deps.log,
+    'valuation',
+    date,
+    codes,
+    [data.closes, data.pe, data.forecasts, data.financials],
+    (code) => facts.valuation(factsInput(data, code, date)),
+  )
+  const review = await group(deps.log, 'company_review', date, codes, [data.financials], (code) =>
+    facts.review(factsInput(data, code, date)),
+  )
+  const out = new Map<string, CodeEntry>()
+  await mapInSlices(codes, (code) => {
+    const v = valuation.ok ? (valuation.values.get(code) ?? null) : undefined
+    const r = review.ok ? (review.values.get(code) ?? null) : undefined
+    out.set(code, codeEntry(code, date, stateByCode.get(code)!, v, r))
+  })
+  return out
+}
+
+/** A code's entry with its JSON, the groups undefined when they failed. */
+function codeEntry(
+  code: string,
+  date: string,
+  state: StateOf,
+  v: Valuation | null | undefined,
+  r: CompanyReview | null | undefined,
+): CodeEntry {
+  const valuationPair = v === undefined ? undefined : { valuation: v, valuation_text: formatValuation(v) }
+  const reviewPair = r === undefined ? undefined : { company_review: r, company_review_text: formatCompanyReview(r) }
+  return {
+    state,
+    valuation: valuationPair,
+    review: reviewPair,
+    // serialised once with the entry: a response is then spliced together, not stringified per request
+    json: {
+      state: utf8(members({ code, date, ...state })),
+      valuation: utf8(`,${members(valuationPair)}`),
+      review: utf8(`,${members(reviewPair)}`),
+    },
+  }
+}
