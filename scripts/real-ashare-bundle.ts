@@ -6,7 +6,8 @@
  *
  * - daily.csv: the set's forward-adjusted bars; pre_close = the code's previous close (empty on its first bar);
  *   `amount` is ESTIMATED as vol x 100 x the day's close / 1000 (thousand yuan): the set has no traded value,
- *   and with forward-adjusted prices the estimate is low before an ex-rights day by the adjustment ratio.
+ *   and with forward-adjusted prices the estimate is low before an ex-rights day by the adjustment ratio, a ratio
+ *   only known after the day (no point-in-time estimate exists without the traded prices or the factors).
  * - adj_factor.csv: 1 on every bar (the prices are already adjusted; another factor would adjust twice).
  * - stock_basic.csv: the codes with bars, from stocklist.csv; list_status L; list_date = the first bar date
  *   when it falls after the set's first trading day, else empty (listed before the window: date unknown).
@@ -254,7 +255,8 @@ Made by \`scripts/real-ashare-bundle.ts\` of the stockplan repository; load with
 
 - daily.csv: forward-adjusted bars (tushare qfq as of 2025-11-21); \`vol\` in lots.
   **\`amount\` is estimated**: vol x 100 x the day's (adjusted) close / 1000, in thousand yuan. The set has no
-  traded value; before an ex-rights day the estimate is low by the adjustment ratio.
+  traded value; before an ex-rights day the estimate is low by the adjustment ratio, which is known only after
+  the day (future corporate actions leak into liquidity and size).
 - adj_factor.csv: 1 on every bar (prices already adjusted).
 - stock_basic.csv: list_status L; list_date = first bar date when after the set's first day, else empty.
 - trade_cal.csv: open days = the union of the set's bar dates.

@@ -205,7 +205,7 @@ export function createServices(
             codeVersion: codeVersion(),
             now,
             history,
-            icHistory: (asOf, days) => signalIc.history(WEIGHT_RULES.horizon, asOf, days),
+            icHistory: (asOf, days, definitions) => signalIc.history(WEIGHT_RULES.horizon, asOf, days, definitions),
             previousMain: async (date) => {
               const before = await stepInputs.previousTierDate(date)
               return new Set(before === undefined ? [] : ((await stepInputs.storedMain(before)) ?? []))

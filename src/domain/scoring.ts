@@ -29,7 +29,7 @@ export interface BarSeries {
   readonly adjFactor: NumberColumn
   readonly amount: NumberColumn
   readonly suspended: FlagColumn
-  /** Shares traded per day (signals: abnormal turnover); absent = unknown. */
+  /** Shares traded per day, raw (`adjusted` puts them on the last day's share count); absent = unknown. */
   readonly volume?: NumberColumn
   /** Turnover rate per day as a fraction, null (NaN in a typed column) where unknown. */
   readonly turnover?: OptionalColumn
@@ -247,12 +247,22 @@ export interface ScoredDay {
   readonly signalColumns: SignalColumns
 }
 
-/** The bars a signal reads, adjusted: closes x adjFactor (1 throughout when the series comes adjusted). */
+/**
+ * The bars a signal reads, adjusted (the series as it is when adjFactor is 1 throughout, as the store hands it):
+ * closes x adjFactor, volumes on the last day's share count (x the last factor / the day's), so a bonus issue or
+ * split moves neither.
+ */
 function adjusted(bars: BarSeries): BarSeries {
-  const { close, adjFactor } = bars
+  const { close, adjFactor, volume } = bars
   let unadjusted = true
   for (let i = 0; i < adjFactor.length && unadjusted; i++) unadjusted = adjFactor[i] === 1
-  return unadjusted ? bars : { ...bars, close: Array.from(close, (c, i) => c * adjFactor[i]!) }
+  if (unadjusted) return bars
+  const last = adjFactor[adjFactor.length - 1]!
+  return {
+    ...bars,
+    close: Array.from(close, (c, i) => c * adjFactor[i]!),
+    volume: volume && Array.from(volume, (v, i) => (adjFactor[i] === last ? v : (v * last) / adjFactor[i]!)),
+  }
 }
 
 function signalFacts(facts: StockFacts | undefined, graph: GraphScore | undefined, themesLoaded: boolean): SignalFacts {

@@ -1,8 +1,13 @@
 /**
  * Signal weights. PLAN_VERSION 4 uses them fixed (`WEIGHT_RULES.learn` off: each weight is its prior). When learning
- * (PLAN_VERSION 3), at build date T each signal's weight, sign included, is its mean daily rank IC against realised forward returns of earlier plan days whose exit was on or before T (the plan's
+ * (PLAN_VERSION 3), at build date T each signal's weight, sign included, is its mean daily rank IC against realised
+ * forward returns of earlier plan days whose exit was strictly before T (the plan's
  * own outcomes), over a trailing window, shrunk toward a prior from the A-share literature. Nothing after T is
  * read: the history handed in is filtered here by exit date, so a caller cannot leak a later outcome.
+ *
+ * Strictly before T, not on T: the chain builds T before its outcomes step writes the ICs whose exit is T, so
+ * a rule that read them would give the first build of T fewer days than a rebuild or a replay run afterwards.
+ * With the exit before T, every build of T reads the same ICs whichever order the steps ran in.
  */
 import { SIGNAL_NAMES, type SignalName } from './signals.js'
 import { roundTo } from './stats.js'
@@ -83,14 +88,14 @@ export interface SignalWeight {
 
 export type SignalWeights = Readonly<Record<SignalName, SignalWeight>>
 
-/** The weights a build on `asOf` uses: only plan days whose exit is on or before `asOf` are read. */
+/** The weights a build on `asOf` uses: only plan days whose exit is before `asOf` are read. */
 export function learnWeights(
   history: readonly SignalIcDay[],
   asOf: string,
   rules: WeightRules = WEIGHT_RULES,
 ): SignalWeights {
   const known = history
-    .filter((d) => d.exitDate <= asOf && d.date < asOf)
+    .filter((d) => d.exitDate < asOf)
     .sort((a, b) => (a.date < b.date ? 1 : a.date > b.date ? -1 : 0))
     .slice(0, rules.windowDays)
   const out = {} as Record<SignalName, SignalWeight>

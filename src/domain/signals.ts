@@ -85,7 +85,7 @@ export type FlagColumn = readonly boolean[] | Uint8Array
 /** Turnover per bar: null (or NaN in a typed column) where unknown. */
 export type OptionalColumn = readonly (number | null)[] | Float64Array
 
-/** A code's bars as columns, oldest first, closes forward-adjusted. */
+/** A code's bars as columns, oldest first, closes forward-adjusted, volumes on the last day's share count. */
 export interface SignalBars {
   readonly dates: readonly string[]
   readonly close: NumberColumn

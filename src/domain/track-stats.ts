@@ -100,7 +100,7 @@ function autocovariance(values: readonly number[], mean: number, k: number): num
  * null markets. The rectangular sum can come out non-positive in a short or oddly shaped sample; then Newey-West's
  * Bartlett sum over the same lags, which is never negative, stands in.
  */
-export function longRunVariance(values: readonly number[], lags: number): number {
+export function longRunVariance(values: readonly number[], lags: number, kernel: Kernel = 'rectangular'): number {
   const n = values.length
   if (n === 0) return 0
   const m = values.reduce((a, b) => a + b, 0) / n
@@ -113,20 +113,31 @@ export function longRunVariance(values: readonly number[], lags: number): number
     rectangular += 2 * gammas[k]!
     bartlett += 2 * (1 - k / (top + 1)) * gammas[k]!
   }
-  return rectangular > 0 ? rectangular : bartlett
+  return kernel === 'rectangular' && rectangular > 0 ? rectangular : bartlett
+}
+
+/**
+ * Rectangular: Hansen-Hodrick, for a known overlap of h-day windows. Bartlett: Newey-West, for the unknown serial
+ * correlation of a daily P&L series, with `neweyWestLags` lags.
+ */
+export type Kernel = 'rectangular' | 'bartlett'
+
+/** Newey and West's (1994) rule of thumb for the lag count: floor(4 (n / 100)^(2/9)). */
+export function neweyWestLags(n: number): number {
+  return n > 0 ? Math.floor(4 * (n / 100) ** (2 / 9)) : 0
 }
 
 /**
  * Mean and its t-statistic. With lags L > 0 the variance of the mean is `longRunVariance(values, L) / n`
  * (Hansen-Hodrick, for the overlap of h-day windows, L = h - 1); with L = 0 it is the plain s / sqrt(n).
  */
-export function summarise(values: readonly number[], lags = 0): SeriesSummary {
+export function summarise(values: readonly number[], lags = 0, kernel: Kernel = 'rectangular'): SeriesSummary {
   const n = values.length
   if (n === 0) return { n, mean: null, sd: null, t: null }
   const m = values.reduce((a, b) => a + b, 0) / n
   const sd = sampleSd(values)
   if (n < 2) return { n, mean: m, sd, t: null }
-  const variance = lags <= 0 ? (sd === null ? 0 : (sd * sd) / n) : longRunVariance(values, lags) / n
+  const variance = lags <= 0 ? (sd === null ? 0 : (sd * sd) / n) : longRunVariance(values, lags, kernel) / n
   return { n, mean: m, sd, t: variance > 0 ? m / Math.sqrt(variance) : null }
 }
 

@@ -4,6 +4,7 @@ import { BOARD_HEAT_RULES } from '../domain/board-heat.js'
 import { BUILD_RULES } from '../domain/build-rules.js'
 import { computeMarket, computeRegime } from '../domain/regime.js'
 import { type ScoredStock, type StockFacts, scoreDay } from '../domain/scoring.js'
+import { SIGNAL_DEFINITIONS } from '../domain/signal-definitions.js'
 import { learnWeights, type SignalIcDay, WEIGHT_RULES } from '../domain/signal-weights.js'
 import { SIGNAL_NAMES, SIGNAL_WINDOWS, type SignalColumns } from '../domain/signals.js'
 import { stockFacts } from '../domain/stock-facts.js'
@@ -26,8 +27,11 @@ export interface BuildDeps {
   readonly progress: Progress
   readonly codeVersion: string
   readonly now: () => Date
-  /** Signal ICs of plan days whose exit is on or before the date, newest first (`SignalIcRepository.history`). */
-  readonly icHistory: (asOf: string, days: number) => Promise<SignalIcDay[]>
+  /**
+   * Signal ICs measured on signals of `definitions`, of plan days whose exit is before the date, newest first
+   * (`SignalIcRepository.history`).
+   */
+  readonly icHistory: (asOf: string, days: number, definitions: string) => Promise<SignalIcDay[]>
   /** The published `main` codes of the plan date before `date` (empty when there is none). */
   readonly previousMain: (date: string) => Promise<ReadonlySet<string>>
   /** Where the bars and whole-market figures come from: the store (default), or a replay's history read once. */
@@ -127,7 +131,7 @@ export async function runBuild(deps: BuildDeps, args: DateArgs, signal: AbortSig
     (deps.history?.missingBars ?? market.missingBars)(date),
     deps.history ? deps.history.marketInput(date, calendar) : loadMarketInput(deps.db, date, calendar),
     market.indexReturns(REGIME_INDEX, from, date),
-    deps.icHistory(date, WEIGHT_RULES.windowDays),
+    deps.icHistory(date, WEIGHT_RULES.windowDays, SIGNAL_DEFINITIONS),
     deps.previousMain(date),
   ])
   const weights = learnWeights(icHistory, date)
@@ -211,6 +215,7 @@ export async function runBuild(deps: BuildDeps, args: DateArgs, signal: AbortSig
       counts,
       weights,
       main_empty: day.cuts.emptyReason,
+      signal_definitions: SIGNAL_DEFINITIONS,
     },
     scored,
   ).then(() => deps.onBuilt?.(date))

@@ -119,10 +119,10 @@ async function writeSignalIcs(repo: SignalIcRepository, horizon: number, signal:
   let days = 0
   for (const date of await repo.datesWithoutIc(horizon)) {
     throwIfAborted(signal)
-    const { exitDate, columns } = await repo.dayOutcomes(date, horizon)
+    const { exitDate, columns, definitions } = await repo.dayOutcomes(date, horizon)
     if (exitDate === null) continue
     const ics = Object.entries(signalIcs(columns)).map(([name, v]) => ({ signal: name as SignalName, ...v }))
-    await repo.insert(date, horizon, exitDate, ics)
+    await repo.insert(date, horizon, exitDate, definitions, ics)
     days++
   }
   return days

@@ -172,7 +172,8 @@ function barOn(c: CodeColumns, day: number): number {
  * Every code's bars over a whole range, read once (one row per code), plus the securities and the regime index,
  * then cut into what each day of a replay asks for. A bars window comes out exactly as
  * `MarketDataRepository.bars` computes it in SQL: closes forward-adjusted to the window's last day
- * (`close x adj / last adj`, the close itself where the factors are equal), `adjFactor` 1.
+ * (`close x adj / last adj`, the close itself where the factors are equal), volumes on the last day's share count
+ * (`volume x last adj / adj`), `adjFactor` 1.
  */
 export async function loadMarketHistory(db: Db, from: IsoDate, to: IsoDate): Promise<MarketHistory> {
   const [{ days, history }, securities, indexCloses, peStats, financials] = await Promise.all([
@@ -335,8 +336,8 @@ export async function loadMarketHistory(db: Db, from: IsoDate, to: IsoDate): Pro
 }
 
 /**
- * One code's window as views on its columns (no copy): closes are copied only where a factor in the window differs
- * from the last one (the window then needs forward adjustment).
+ * One code's window as views on its columns (no copy): closes and volumes are copied only where a factor in the
+ * window differs from the last one (the window then needs forward adjustment).
  */
 function cutSeries(c: CodeColumns, start: number, end: number, ones: Float64Array): BarSeries {
   const n = end - start
@@ -344,11 +345,14 @@ function cutSeries(c: CodeColumns, start: number, end: number, ones: Float64Arra
   let adjusts = false
   for (let i = start; i < end && !adjusts; i++) adjusts = c.adj[i] !== lastAdj
   let close = c.close.subarray(start, end)
+  let volume = c.volume.subarray(start, end)
   if (adjusts) {
     close = new Float64Array(n)
+    volume = new Float64Array(n)
     for (let i = start; i < end; i++) {
       const f = c.adj[i]!
       close[i - start] = f === lastAdj ? c.close[i]! : (c.close[i]! * f) / lastAdj
+      volume[i - start] = f === lastAdj ? c.volume[i]! : (c.volume[i]! * lastAdj) / f
     }
   }
   return {
@@ -356,7 +360,7 @@ function cutSeries(c: CodeColumns, start: number, end: number, ones: Float64Arra
     close,
     adjFactor: ones.subarray(0, n),
     amount: c.amount.subarray(start, end),
-    volume: c.volume.subarray(start, end),
+    volume,
     turnover: c.turnover.subarray(start, end),
     intraday: c.intraday.subarray(start, end),
     suspended: c.suspended.subarray(start, end),

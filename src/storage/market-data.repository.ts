@@ -112,6 +112,8 @@ export function createMarketDataRepository(db: Db) {
      * Each code's bars from `from` to `to` as columns (one row per code keeps 300k bars cheap to read). Closes
      * come forward-adjusted (close x adj_factor / the last day's adj_factor): an ex-rights day shows no jump, the
      * last close is the day's real price, and `adjFactor` is 1 throughout (the series is already adjusted).
+     * Volumes come on the last day's share count (volume x the last day's adj_factor / adj_factor): a bonus issue
+     * or split does not raise them. Amounts are traded value, which neither changes.
      */
     async bars(from: IsoDate, to: IsoDate, codes?: readonly string[]): Promise<Map<string, BarSeries>> {
       const codeFilter = codes ? sql`and code = any(${codes as string[]})` : sql``
@@ -124,7 +126,8 @@ export function createMarketDataRepository(db: Db) {
           array_agg(1::double precision order by trade_date) as "adjFactor",
           array_agg(amount order by trade_date) as amount,
           array_agg(is_suspended order by trade_date) as suspended,
-          array_agg(volume order by trade_date) as volume,
+          array_agg(case when adj_factor = last_factor then volume else volume * last_factor / adj_factor end
+            order by trade_date) as volume,
           array_agg(turnover_rate order by trade_date) as turnover,
           array_agg(case when open > 0 then close / open else 'NaN'::double precision end order by trade_date)
             as intraday,

@@ -9,6 +9,7 @@ import * as signalWeights from './migrations/0013-signal-weights.js'
 import * as conceptBoards from './migrations/0014-concept-boards.js'
 import * as planDayStats from './migrations/0015-plan-day-stats.js'
 import * as dateSets from './migrations/0016-date-sets.js'
+import * as signalDefinitions from './migrations/0017-signal-definitions.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations are frozen in time and typed against no schema (kysely's advice)
 type AnyDb = Kysely<any>
@@ -23,6 +24,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0014-concept-boards': conceptBoards,
   '0015-plan-day-stats': planDayStats,
   '0016-date-sets': dateSets,
+  '0017-signal-definitions': signalDefinitions,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }

@@ -1,7 +1,8 @@
 import type { Outcome } from '../domain/outcomes.js'
 import type { TierRow } from '../domain/plan-types.js'
 import type { ScoredStock } from '../domain/scoring.js'
-import { outcomeColumns, type SignalOutcomeColumns } from '../domain/signal-ic.js'
+import { SIGNAL_DEFINITIONS } from '../domain/signal-definitions.js'
+import { outcomeColumns } from '../domain/signal-ic.js'
 import { SIGNAL_NAMES, type SignalColumns, type SignalName, type SignalValues } from '../domain/signals.js'
 import type { EvalDay, EvalRow } from '../domain/track-record-day.js'
 import { asJsonb } from './jsonb-shape.js'
@@ -9,7 +10,7 @@ import type { OutcomesRepository } from './outcomes.repository.js'
 import type { PlanDayStatsRepository } from './plan-day-stats.repository.js'
 import type { PlanInputRepository } from './plan-input.repository.js'
 import type { IsoDate, NewStockDailyRow, StockDailyRow } from './schema.js'
-import type { SignalIcRepository } from './signal-ic.repository.js'
+import type { DayOutcomes, SignalIcRepository } from './signal-ic.repository.js'
 import type { TrackRecordRepository } from './track-record.repository.js'
 
 type EvalDayWithEntry = EvalDay & { entryDate: IsoDate }
@@ -261,8 +262,8 @@ export function createReplayMemo() {
             // only days this replay built: their builds have weights, as the store's query asks of a day
             keptDates(horizon).filter((d) => builtDates.has(d) && !icWritten.has(outcomeKey(d, horizon))),
           ),
-        insert: async (date, horizon, exitDate, ics) => {
-          await repo.insert(date, horizon, exitDate, ics)
+        insert: async (date, horizon, exitDate, definitions, ics) => {
+          await repo.insert(date, horizon, exitDate, definitions, ics)
           icWritten.add(outcomeKey(date, horizon))
         },
         dayOutcomes: async (date, horizon) => {
@@ -279,10 +280,9 @@ export function createReplayMemo() {
   }
 
   /** A plan day's tradable outcome rows with their signals, as columns in the rows' order (the store's too). */
-  function dayColumns(
-    day: TierDay,
-    kept: readonly Outcome[],
-  ): { exitDate: IsoDate | null; columns: SignalOutcomeColumns } {
+  function dayColumns(day: TierDay, kept: readonly Outcome[]): DayOutcomes {
+    // the replay's builds score with this code's definitions
+    const definitions = SIGNAL_DEFINITIONS
     let exitDate: IsoDate | null = null
     const { columns } = day
     if (columns === undefined) {
@@ -294,7 +294,7 @@ export function createReplayMemo() {
         exitDate ??= o.exit_date
         rows.push({ signals, ret: o.ret })
       }
-      return { exitDate, columns: outcomeColumns(rows) }
+      return { exitDate, columns: outcomeColumns(rows), definitions }
     }
     const at: number[] = []
     const ret: number[] = []
@@ -313,7 +313,7 @@ export function createReplayMemo() {
       for (let k = 0; k < at.length; k++) picked[k] = all[at[k]!]!
       signals[name] = picked
     }
-    return { exitDate, columns: { signals, ret: Float64Array.from(ret) } }
+    return { exitDate, columns: { signals, ret: Float64Array.from(ret) }, definitions }
   }
 
   function keepOutcomes(first: Outcome, rows: readonly Outcome[]): void {

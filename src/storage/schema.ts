@@ -175,6 +175,8 @@ export interface BuildsTable {
   weights: ColumnType<Record<string, SignalWeightJson> | null, string | null | undefined, string | null>
   /** Why `main` had to stay empty that day, in words; null when it did not. */
   main_empty: Defaulted<string | null>
+  /** The fingerprint of the signal definitions the build scored with (migration 0017; null for older builds). */
+  signal_definitions: Defaulted<string | null>
 }
 
 export interface SignalWeightJson {
@@ -191,6 +193,8 @@ export interface SignalIcTable {
   exit_date: IsoDate
   ic: number
   n: number
+  /** The signal definitions of the build whose tier rows the IC was measured on ('' before migration 0017). */
+  definitions: Defaulted<string>
 }
 
 /** A plan day's track-record statistics at one horizon (`DayStats` as JSON), the hits counted against `benchmark`. */

@@ -16,6 +16,8 @@ export interface BuildRecord {
   readonly weights: SignalWeights
   /** Why `main` had to stay empty, in words; null when it did not. */
   readonly main_empty: string | null
+  /** The fingerprint of the signal definitions the build scored with (`SIGNAL_DEFINITIONS`). */
+  readonly signal_definitions: string
 }
 
 const TIER_COLUMNS: ReadonlyArray<readonly [string, ColumnType]> = [
@@ -56,6 +58,8 @@ export async function replaceTierScores(
 ): Promise<void> {
   await inTransaction(pool, async (client) => {
     await client.query('delete from tier_scores where trade_date = $1', [record.trade_date])
+    // the day's signal ICs were measured on the rows replaced here: the next outcomes step measures them again
+    await client.query('delete from signal_ic where trade_date = $1', [record.trade_date])
     await copyRows(
       client,
       'tier_scores',
@@ -64,7 +68,7 @@ export async function replaceTierScores(
     )
     await client.query(
       `insert into builds (build_id, trade_date, started_at, finished_at, code_version, stale, counts, weights,
-        main_empty) values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        main_empty, signal_definitions) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
       [
         record.build_id,
         record.trade_date,
@@ -75,6 +79,7 @@ export async function replaceTierScores(
         JSON.stringify(record.counts),
         JSON.stringify(record.weights),
         record.main_empty,
+        record.signal_definitions,
       ],
     )
   })

@@ -103,6 +103,57 @@ describe('scoreDay (PLAN_VERSION 3)', () => {
   })
 })
 
+describe('corporate actions (property)', () => {
+  /** A market whose volumes vary by stock and day, so `abnormal_turnover` separates stocks. */
+  function varyingVolumes(n: number): BuildInput {
+    const base = market(n)
+    const bars = new Map(
+      [...base.bars].map(([code, s], k) => [
+        code,
+        { ...s, volume: s.close.map((_, i) => 1e6 * (1 + (((i * (k + 3)) % 11) + (i > 120 ? k % 5 : 0)) / 4)) },
+      ]),
+    )
+    return { ...base, bars }
+  }
+
+  it('a twin with a 10-for-10 bonus issue inside every window scores exactly as the stock it copies', () => {
+    const input = varyingVolumes(40)
+    const [code, original] = [...input.bars][7]!
+    const twin = 'TWIN'
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: original.close.length - 1 }), (exDay) => {
+        // from the ex-date on: half the price, twice the shares traded, the cumulative factor doubled
+        const exRights = (i: number) => i >= exDay
+        const bonus: BarSeries = {
+          ...original,
+          close: Array.from(original.close, (c, i) => (exRights(i) ? c / 2 : c)),
+          volume: Array.from(original.volume!, (v, i) => (exRights(i) ? v * 2 : v)),
+          adjFactor: Array.from(original.adjFactor, (f, i) => (exRights(i) ? f * 2 : f)),
+          preClose:
+            original.preClose === null
+              ? null
+              : exDay <= original.close.length - 2
+                ? original.preClose / 2
+                : original.preClose,
+        }
+        const day = scoreDay({
+          ...input,
+          securities: [...input.securities, { code: twin, name: twin, list_date: '2020-01-01', board: 'main' }],
+          bars: new Map([...input.bars, [twin, bonus]]),
+          facts: new Map([...input.facts, [twin, input.facts.get(code)!]]),
+        })
+        const of = (c: string) => {
+          const row = day.rows.find((r) => r.code === c)!
+          return { score: row.score, signals: row.signals, components: row.components, tier: row.tier }
+        }
+        expect(of(twin)).toEqual(of(code))
+        expect(of(code).signals.abnormal_turnover).toBeDefined()
+      }),
+      { numRuns: 40 },
+    )
+  })
+})
+
 describe('the points of a score (property)', () => {
   const weightArb = fc.dictionary(fc.constantFrom(...SIGNAL_NAMES), fc.double({ min: -0.1, max: 0.1, noNaN: true }))
   it('add up to the score on every row of any market and any weights, none negative', () => {
@@ -169,7 +220,7 @@ describe('walk-forward weights', () => {
     expect(learned).toMatchObject({ days: 60, icMean: -0.1 })
   })
 
-  it('read nothing after T: days whose exit is after T change no weight (property)', () => {
+  it('read nothing from T on: days whose exit is on or after T change no weight (property)', () => {
     const past = Array.from({ length: 50 }, (_, i) => day(calendar[i]!, calendar[i + 5]!, ((i % 7) - 3) / 50))
     const asOf = calendar[60]!
     const base = learnWeights(past, asOf, learning)
@@ -179,7 +230,8 @@ describe('walk-forward weights', () => {
           maxLength: 40,
         }),
         (future) => {
-          const later = future.map(([i, ic]) => day(calendar[i]!, calendar[Math.max(61, i + 5)]!, ic))
+          // an exit on T itself included: the chain's outcomes step writes those after T's first build
+          const later = future.map(([i, ic]) => day(calendar[i]!, calendar[Math.max(60, i + 5)]!, ic))
           expect(learnWeights([...past, ...later], asOf, learning)).toEqual(base)
         },
       ),

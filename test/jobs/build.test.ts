@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { SIGNAL_DEFINITIONS } from '../../src/domain/signal-definitions.js'
 import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
 import type { TestDatabase } from '../support/test-db.js'
 
@@ -54,20 +55,23 @@ describe('build job', () => {
     })
     await demo.services.steps.build({ date }, signal)
     const before = await snapshot()
-    // the future rewritten: every later bar moves, and 30 plan days of ICs whose exits lie after T appear
+    // the future rewritten: every later bar moves, and 30 plan days of ICs whose exits lie on or after T appear
     await t.db
       .updateTable('daily_bars')
       .set((eb) => ({ close: eb('close', '*', 1.37), amount: eb('amount', '*', 0.2), volume: eb('volume', '*', 5) }))
       .where('trade_date', '>', date)
       .execute()
-    const later = demo.calendar.filter((d) => d > date)
+    // exits from T itself on: the chain writes the ICs whose exit is T after the first build of T
+    const later = demo.calendar.filter((d) => d >= date)
     await t.db
       .insertInto('signal_ic')
       .values(
-        demo.calendar.slice(-40, -10).flatMap((d, i) => [
-          { trade_date: d, horizon: 5, signal: 'reversal_5d', exit_date: later[i % later.length]!, ic: -0.9, n: 100 },
-          { trade_date: d, horizon: 5, signal: 'size', exit_date: later[i % later.length]!, ic: 0.9, n: 100 },
-        ]),
+        demo.calendar.slice(-40, -10).flatMap((d, i) =>
+          [
+            { trade_date: d, horizon: 5, signal: 'reversal_5d', exit_date: later[i % later.length]!, ic: -0.9, n: 100 },
+            { trade_date: d, horizon: 5, signal: 'size', exit_date: later[i % later.length]!, ic: 0.9, n: 100 },
+          ].map((row) => ({ ...row, definitions: SIGNAL_DEFINITIONS })),
+        ),
       )
       .onConflict((oc) => oc.doNothing())
       .execute()
