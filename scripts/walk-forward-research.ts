@@ -17,6 +17,8 @@ import { type BarSeries, scoreDay } from '../src/domain/scoring.js'
 import { outcomeColumns, signalIcs } from '../src/domain/signal-ic.js'
 import { learnWeights, type SignalIcDay, WEIGHT_RULES } from '../src/domain/signal-weights.js'
 import { SIGNAL_WINDOWS, type SignalValues } from '../src/domain/signals.js'
+import { isEligible } from '../src/domain/tiers.js'
+import { longRunVariance } from '../src/domain/track-stats.js'
 import { spearman } from '../src/domain/track-stats.js'
 
 const { values } = parseArgs({
@@ -100,6 +102,7 @@ function window(code: string, b: Bars, from: string, to: string): BarSeries | nu
     adjFactor: new Array(end - start).fill(1),
     amount: b.amount.slice(start, end),
     volume: b.volume.slice(start, end),
+    intraday: b.close.slice(start, end).map((c, i) => c / b.open[start + i]!),
     suspended: new Array(end - start).fill(false),
     preClose: b.preClose[end - 1] ?? null,
     isSt: false,
@@ -107,6 +110,15 @@ function window(code: string, b: Bars, from: string, to: string): BarSeries | nu
     high: b.high[end - 1]!,
     low: b.low[end - 1]!,
   }
+}
+
+/** Open of T+1 to open of T+2: the first day of a holding bought at T+1's open (the book proxy). */
+function openToOpen(code: string, t: number): number | null {
+  const b = byCode.get(code)!
+  const at = position.get(code)!
+  const entry = at.get(calendar[t + 1]!)
+  const exit = at.get(calendar[t + 2]!)
+  return entry === undefined || exit === undefined ? null : b.open[exit]! / b.open[entry]! - 1
 }
 
 function forward(code: string, t: number, h: number): number | null {
@@ -134,6 +146,10 @@ const report: Array<{
 }> = []
 const started = performance.now()
 const quintiles: Array<Array<number | null>> = []
+// the book proxy (until simulateBook): each day's main held from T+1's open to T+2's open against T's investable
+// universe (eligible: traded, 20-day amount >= 50 M, listed >= 60 days, not ST), costs per unit of one-sided turnover
+const COST = Number(process.env.BOOK_COST ?? 0.0033)
+const book: Array<{ gross: number; net: number; turnover: number }> = []
 for (let t = first; t <= last - H; t++) {
   const date = calendar[t]!
   while (pending.length > 0 && pending[0]!.t + H <= t) {
@@ -172,6 +188,15 @@ for (let t = first; t <= last - H; t++) {
   })
   const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null)
   const mainSet = new Set(main)
+  const oneDay = (rows: typeof day.rows) =>
+    mean(rows.map((r) => openToOpen(r.code, t)).filter((v): v is number => v !== null))
+  const universeDay = oneDay(day.rows.filter(isEligible))
+  const mainDay = oneDay(day.rows.filter((r) => r.tier === 'main'))
+  if (universeDay !== null) {
+    const changed = main.filter((c) => !previousMain.has(c)).length / 20
+    const gross = (mainDay ?? universeDay) - universeDay
+    book.push({ gross, net: gross - changed * COST, turnover: changed })
+  }
   const turnover = main.length ? main.filter((c) => !previousMain.has(c)).length / main.length : 0
   const sorted = [...scored].sort((a, b) => a.score - b.score)
   const q = (k: number) =>
@@ -200,6 +225,25 @@ for (let t = first; t <= last - H; t++) {
     process.stderr.write(`${date} (${((performance.now() - started) / 1000).toFixed(0)} s) main ${main.length}; ${w}\n`)
   }
 }
+function bookSummary() {
+  const stat = (xs: number[]) => {
+    const m = xs.reduce((a, b) => a + b, 0) / xs.length
+    const sd = Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / (xs.length - 1))
+    return { mean: m, t: m / Math.sqrt(longRunVariance(xs, 5) / xs.length), ir: (m / sd) * Math.sqrt(252) }
+  }
+  const gross = stat(book.map((d) => d.gross))
+  const net = stat(book.map((d) => d.net))
+  return {
+    days: book.length,
+    gross_excess_day: gross.mean,
+    gross_t: gross.t,
+    net_excess_day: net.mean,
+    net_t: net.t,
+    net_ir: net.ir,
+    turnover_day: book.reduce((a, d) => a + d.turnover, 0) / book.length,
+    cost_per_turnover: COST,
+  }
+}
 const ics = report.map((r) => r.ic).filter((v): v is number => v !== null)
 const icMean = ics.reduce((a, b) => a + b, 0) / ics.length
 const icSd = Math.sqrt(ics.reduce((a, b) => a + (b - icMean) ** 2, 0) / (ics.length - 1))
@@ -225,6 +269,9 @@ console.log(
       ),
       quintiles: [0, 1, 2, 3, 4].map((k) => quintiles.reduce((a, d) => a + (d[k] ?? 0), 0) / quintiles.length),
       main_turnover: report.reduce((a, r) => a + r.turnover, 0) / report.length,
+      main_filled: report.filter((r) => r.mainRet !== null).length / report.length,
+      ic_t_nw: icMean / Math.sqrt(longRunVariance(ics, H) / ics.length),
+      book: bookSummary(),
       seconds: (performance.now() - started) / 1000,
     },
     null,
