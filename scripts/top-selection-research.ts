@@ -103,145 +103,158 @@ const F = M as unknown as Record<Feature, Float64Array>
 process.stderr.write(`bars and features (${((performance.now() - started) / 1000).toFixed(0)} s)\n`)
 
 async function compute() {
-const rowsByCode = new Map<string, string[][]>()
-for await (const r of csv(path.join(args.dir, 'daily.csv'))) {
-  let list = rowsByCode.get(r[0]!)
-  if (!list) rowsByCode.set(r[0]!, (list = []))
-  list.push(r)
-}
-const codes = [...rowsByCode.keys()].filter((c) => !/^(900|200)/.test(c)).sort()
-const calendar = [...new Set([...rowsByCode.values()].flatMap((rs) => rs.map((r) => iso(r[1]!))))].sort()
-const dayOf = new Map(calendar.map((d, i) => [d, i]))
-const D = calendar.length
-const N = codes.length
-const matrix = () => new Float64Array(D * N).fill(Number.NaN)
-const O = matrix()
-const H = matrix()
-const L = matrix()
-const C = matrix()
-const V = matrix()
-const A = matrix()
-codes.forEach((code, j) => {
-  for (const r of rowsByCode.get(code)!) {
-    const t = dayOf.get(iso(r[1]!))!
-    const k = t * N + j
-    O[k] = Number(r[2])
-    H[k] = Number(r[3])
-    L[k] = Number(r[4])
-    C[k] = Number(r[5])
-    V[k] = Number(r[9]) * 100
-    A[k] = Number(r[10]) * 1000
+  const rowsByCode = new Map<string, string[][]>()
+  for await (const r of csv(path.join(args.dir, 'daily.csv'))) {
+    const list = rowsByCode.get(r[0]!)
+    if (list) list.push(r)
+    else rowsByCode.set(r[0]!, [r])
   }
-})
-rowsByCode.clear()
-const indexClose = new Map<string, number>()
-for await (const r of csv(path.join(args.dir, 'index_daily.csv'))) indexClose.set(iso(r[1]!), Number(r[2]))
-process.stderr.write(`loaded ${N} codes x ${D} days (${((performance.now() - started) / 1000).toFixed(0)} s)\n`)
+  const codes = [...rowsByCode.keys()].filter((c) => !/^(900|200)/.test(c)).sort()
+  const calendar = [...new Set([...rowsByCode.values()].flatMap((rs) => rs.map((r) => iso(r[1]!))))].sort()
+  const dayOf = new Map(calendar.map((d, i) => [d, i]))
+  const D = calendar.length
+  const N = codes.length
+  const matrix = () => new Float64Array(D * N).fill(Number.NaN)
+  const O = matrix()
+  const H = matrix()
+  const L = matrix()
+  const C = matrix()
+  const V = matrix()
+  const A = matrix()
+  codes.forEach((code, j) => {
+    for (const r of rowsByCode.get(code)!) {
+      const t = dayOf.get(iso(r[1]!))!
+      const k = t * N + j
+      O[k] = Number(r[2])
+      H[k] = Number(r[3])
+      L[k] = Number(r[4])
+      C[k] = Number(r[5])
+      V[k] = Number(r[9]) * 100
+      A[k] = Number(r[10]) * 1000
+    }
+  })
+  rowsByCode.clear()
+  const indexClose = new Map<string, number>()
+  for await (const r of csv(path.join(args.dir, 'index_daily.csv'))) indexClose.set(iso(r[1]!), Number(r[2]))
+  process.stderr.write(`loaded ${N} codes x ${D} days (${((performance.now() - started) / 1000).toFixed(0)} s)\n`)
 
-// ---- features: per code, over its own traded bars (the service's bars skip suspended days too) ----
-const F: Record<Feature, Float64Array> = Object.fromEntries(FEATURES.map((f) => [f, matrix()])) as Record<
-  Feature,
-  Float64Array
->
-const amount20 = matrix() // mean amount of the last 20 traded bars up to T (the screen)
-const bars = new Int32Array(D * N) // traded bars so far (listed days)
-const indexRet = new Float64Array(D).fill(Number.NaN)
-for (let t = 1; t < D; t++) {
-  const a = indexClose.get(calendar[t]!)
-  const b = indexClose.get(calendar[t - 1]!)
-  if (a !== undefined && b !== undefined) indexRet[t] = a / b - 1
-}
-
-function sd(xs: number[]): number {
-  const m = xs.reduce((a, b) => a + b, 0) / xs.length
-  return Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / (xs.length - 1))
-}
-
-for (let j = 0; j < N; j++) {
-  const ts: number[] = []
-  for (let t = 0; t < D; t++) if (!Number.isNaN(C[t * N + j]!)) ts.push(t)
-  const c = ts.map((t) => C[t * N + j]!)
-  const o = ts.map((t) => O[t * N + j]!)
-  const h = ts.map((t) => H[t * N + j]!)
-  const l = ts.map((t) => L[t * N + j]!)
-  const v = ts.map((t) => V[t * N + j]!)
-  const a = ts.map((t) => A[t * N + j]!)
-  const r = c.map((x, i) => (i === 0 ? Number.NaN : x / c[i - 1]! - 1))
-  const lim = limitPct(codes[j]!)
-  for (let i = 0; i < ts.length; i++) {
-    const k = ts[i]! * N + j
-    bars[k] = i + 1
-    const win = (n: number, from = i - n + 1) => Math.max(1, from)
-    const a20 = a.slice(Math.max(0, i - 19), i + 1)
-    amount20[k] = a20.reduce((x, y) => x + y, 0) / a20.length
-    if (i < 20) continue
-    const r20 = r.slice(win(20), i + 1)
-    const set = (f: Feature, x: number) => {
-      if (Number.isFinite(x)) F[f][k] = x
-    }
-    set('reversal_5d', -(c[i]! / c[i - 5]! - 1))
-    set('reversal_20d', -(c[i]! / c[i - 20]! - 1))
-    if (i >= 120) set('momentum_6m_skip_1m', c[i - 20]! / c[i - 120]! - 1)
-    if (i >= 40) {
-      const vl = v.slice(Math.max(0, i - 59), i + 1)
-      set('abnormal_turnover', v.slice(i - 4, i + 1).reduce((x, y) => x + y, 0) / 5 / (vl.reduce((x, y) => x + y, 0) / vl.length))
-    }
-    set('volatility', sd(r20))
-    if (i >= 60) {
-      const xs: number[] = []
-      const ys: number[] = []
-      for (let q = i - 59; q <= i; q++) {
-        const x = indexRet[ts[q]!]!
-        if (!Number.isNaN(x)) {
-          xs.push(x)
-          ys.push(r[q]!)
-        }
-      }
-      if (xs.length >= 40) {
-        const mx = xs.reduce((p, q) => p + q, 0) / xs.length
-        const my = ys.reduce((p, q) => p + q, 0) / ys.length
-        let sxy = 0
-        let sxx = 0
-        for (let q = 0; q < xs.length; q++) {
-          sxy += (xs[q]! - mx) * (ys[q]! - my)
-          sxx += (xs[q]! - mx) ** 2
-        }
-        const beta = sxy / sxx
-        set('idio_volatility', sd(ys.map((y, q) => y - my - beta * (xs[q]! - mx))))
-      }
-      const a60 = a.slice(i - 59, i + 1)
-      set('size', Math.log(a60.reduce((x, y) => x + y, 0) / 60))
-      set('trend', c.slice(i - 19, i + 1).reduce((x, y) => x + y, 0) / 20 / (c.slice(i - 59, i + 1).reduce((x, y) => x + y, 0) / 60) - 1)
-    }
-    set('liquidity', Math.log(amount20[k]!))
-    set('max_return', Math.max(...r20))
-    set('min_return', Math.min(...r20))
-    set('limit_hits', r20.filter((x) => x >= lim - 0.005).length)
-    let on = 0
-    let intra = 0
-    let ami = 0
-    let rng = 0
-    for (let q = i - 19; q <= i; q++) {
-      on += Math.log(o[q]! / c[q - 1]!)
-      intra += Math.log(c[q]! / o[q]!)
-      ami += Math.abs(r[q]!) / Math.max(a[q]!, 1)
-      rng += Math.log(h[q]! / l[q]!)
-    }
-    set('overnight', on)
-    set('intraday', intra)
-    set('amihud', Math.log(ami / 20 + 1e-15))
-    set('range_volatility', rng / 20)
-    const v20 = v.slice(i - 19, i + 1)
-    const vm = v20.reduce((x, y) => x + y, 0) / 20
-    set('turnover_volatility', sd(v20) / vm)
-    set('high_distance', c[i]! / Math.max(...c.slice(Math.max(0, i - 119), i + 1)) - 1)
-    set('price_volume_corr', pearson(c.slice(i - 19, i + 1), v20) ?? Number.NaN)
-    const m = r20.reduce((x, y) => x + y, 0) / 20
-    const s = sd(r20)
-    set('skewness', r20.reduce((x, y) => x + ((y - m) / s) ** 3, 0) / 20)
+  // ---- features: per code, over its own traded bars (the service's bars skip suspended days too) ----
+  const F: Record<Feature, Float64Array> = Object.fromEntries(FEATURES.map((f) => [f, matrix()])) as Record<
+    Feature,
+    Float64Array
+  >
+  const amount20 = matrix() // mean amount of the last 20 traded bars up to T (the screen)
+  const bars = new Int32Array(D * N) // traded bars so far (listed days)
+  const indexRet = new Float64Array(D).fill(Number.NaN)
+  for (let t = 1; t < D; t++) {
+    const a = indexClose.get(calendar[t]!)
+    const b = indexClose.get(calendar[t - 1]!)
+    if (a !== undefined && b !== undefined) indexRet[t] = a / b - 1
   }
-}
-return { codes, calendar, M: { O, C, amount20, bars: Float64Array.from(bars), ...F } as Record<(typeof MATRICES)[number], Float64Array> }
+
+  function sd(xs: number[]): number {
+    const m = xs.reduce((a, b) => a + b, 0) / xs.length
+    return Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / (xs.length - 1))
+  }
+
+  for (let j = 0; j < N; j++) {
+    const ts: number[] = []
+    for (let t = 0; t < D; t++) if (!Number.isNaN(C[t * N + j]!)) ts.push(t)
+    const c = ts.map((t) => C[t * N + j]!)
+    const o = ts.map((t) => O[t * N + j]!)
+    const h = ts.map((t) => H[t * N + j]!)
+    const l = ts.map((t) => L[t * N + j]!)
+    const v = ts.map((t) => V[t * N + j]!)
+    const a = ts.map((t) => A[t * N + j]!)
+    const r = c.map((x, i) => (i === 0 ? Number.NaN : x / c[i - 1]! - 1))
+    const lim = limitPct(codes[j]!)
+    for (let i = 0; i < ts.length; i++) {
+      const k = ts[i]! * N + j
+      bars[k] = i + 1
+      const win = (n: number, from = i - n + 1) => Math.max(1, from)
+      const a20 = a.slice(Math.max(0, i - 19), i + 1)
+      amount20[k] = a20.reduce((x, y) => x + y, 0) / a20.length
+      if (i < 20) continue
+      const r20 = r.slice(win(20), i + 1)
+      const set = (f: Feature, x: number) => {
+        if (Number.isFinite(x)) F[f][k] = x
+      }
+      set('reversal_5d', -(c[i]! / c[i - 5]! - 1))
+      set('reversal_20d', -(c[i]! / c[i - 20]! - 1))
+      if (i >= 120) set('momentum_6m_skip_1m', c[i - 20]! / c[i - 120]! - 1)
+      if (i >= 40) {
+        const vl = v.slice(Math.max(0, i - 59), i + 1)
+        set(
+          'abnormal_turnover',
+          v.slice(i - 4, i + 1).reduce((x, y) => x + y, 0) / 5 / (vl.reduce((x, y) => x + y, 0) / vl.length),
+        )
+      }
+      set('volatility', sd(r20))
+      if (i >= 60) {
+        const xs: number[] = []
+        const ys: number[] = []
+        for (let q = i - 59; q <= i; q++) {
+          const x = indexRet[ts[q]!]!
+          if (!Number.isNaN(x)) {
+            xs.push(x)
+            ys.push(r[q]!)
+          }
+        }
+        if (xs.length >= 40) {
+          const mx = xs.reduce((p, q) => p + q, 0) / xs.length
+          const my = ys.reduce((p, q) => p + q, 0) / ys.length
+          let sxy = 0
+          let sxx = 0
+          for (let q = 0; q < xs.length; q++) {
+            sxy += (xs[q]! - mx) * (ys[q]! - my)
+            sxx += (xs[q]! - mx) ** 2
+          }
+          const beta = sxy / sxx
+          set('idio_volatility', sd(ys.map((y, q) => y - my - beta * (xs[q]! - mx))))
+        }
+        const a60 = a.slice(i - 59, i + 1)
+        set('size', Math.log(a60.reduce((x, y) => x + y, 0) / 60))
+        set(
+          'trend',
+          c.slice(i - 19, i + 1).reduce((x, y) => x + y, 0) /
+            20 /
+            (c.slice(i - 59, i + 1).reduce((x, y) => x + y, 0) / 60) -
+            1,
+        )
+      }
+      set('liquidity', Math.log(amount20[k]!))
+      set('max_return', Math.max(...r20))
+      set('min_return', Math.min(...r20))
+      set('limit_hits', r20.filter((x) => x >= lim - 0.005).length)
+      let on = 0
+      let intra = 0
+      let ami = 0
+      let rng = 0
+      for (let q = i - 19; q <= i; q++) {
+        on += Math.log(o[q]! / c[q - 1]!)
+        intra += Math.log(c[q]! / o[q]!)
+        ami += Math.abs(r[q]!) / Math.max(a[q]!, 1)
+        rng += Math.log(h[q]! / l[q]!)
+      }
+      set('overnight', on)
+      set('intraday', intra)
+      set('amihud', Math.log(ami / 20 + 1e-15))
+      set('range_volatility', rng / 20)
+      const v20 = v.slice(i - 19, i + 1)
+      const vm = v20.reduce((x, y) => x + y, 0) / 20
+      set('turnover_volatility', sd(v20) / vm)
+      set('high_distance', c[i]! / Math.max(...c.slice(Math.max(0, i - 119), i + 1)) - 1)
+      set('price_volume_corr', pearson(c.slice(i - 19, i + 1), v20) ?? Number.NaN)
+      const m = r20.reduce((x, y) => x + y, 0) / 20
+      const s = sd(r20)
+      set('skewness', r20.reduce((x, y) => x + ((y - m) / s) ** 3, 0) / 20)
+    }
+  }
+  return {
+    codes,
+    calendar,
+    M: { O, C, amount20, bars: Float64Array.from(bars), ...F } as Record<(typeof MATRICES)[number], Float64Array>,
+  }
 }
 
 // ---- outcomes and the investable universe ----
@@ -270,7 +283,7 @@ const mean = (xs: ArrayLike<number>) => {
   return s / xs.length
 }
 function tStat(xs: number[], lags = 5): number {
-  return (mean(xs) / Math.sqrt(longRunVariance(xs, lags) / xs.length)) || 0
+  return mean(xs) / Math.sqrt(longRunVariance(xs, lags) / xs.length) || 0
 }
 const pct = (x: number, d = 3) => `${(100 * x).toFixed(d)}%`
 
@@ -315,7 +328,9 @@ function icOf(z: Float64Array, t: number, members: number[], outcome: Float64Arr
 
 // ---- report 1: each feature alone among investable names ----
 if (reports.has('singles')) {
-  console.log(`singles ${calendar[first]}..${calendar[last]}: IC among investable (5-day), deciles' 1-day excess (1 = low)`)
+  console.log(
+    `singles ${calendar[first]}..${calendar[last]}: IC among investable (5-day), deciles' 1-day excess (1 = low)`,
+  )
   for (const f of FEATURES) {
     const ics: number[] = []
     const dec = Array.from({ length: 10 }, () => [] as number[])
@@ -360,6 +375,8 @@ function runBook(rule: BookRule) {
   const turnover: number[] = []
   const ics: number[] = []
   const filled: number[] = []
+  const sizeTilt: number[] = []
+  const quarters = new Map<string, number[]>()
   for (let t = first; t <= last; t++) {
     const members = universes.get(t)!
     const z = Z.get(t)!
@@ -401,6 +418,10 @@ function runBook(rule: BookRule) {
     const bookRet = mean(main.map((j) => oo1[t * N + j]!))
     const changed = main.filter((j) => !held.has(j)).length / 20
     gross.push(bookRet - u)
+    const q = `${calendar[t]!.slice(0, 4)}Q${Math.ceil(Number(calendar[t]!.slice(5, 7)) / 3)}`
+    quarters.set(q, [...(quarters.get(q) ?? []), bookRet - u])
+    const at = new Map(members.map((j, i) => [j, i]))
+    sizeTilt.push(mean(main.map((j) => z.size[at.get(j)!]!).filter((x) => !Number.isNaN(x))))
     net.push(bookRet - u - changed * COST)
     turnover.push(changed)
     filled.push(main.length)
@@ -427,6 +448,8 @@ function runBook(rule: BookRule) {
     ic: mean(goodIc).toFixed(4),
     icT: tStat(goodIc, 5).toFixed(1),
     filled: pct(filled.filter((n) => n >= 20).length / filled.length, 1),
+    sizeRank: mean(sizeTilt).toFixed(2),
+    quarters: [...quarters].map(([q, xs]) => `${q} ${pct(mean(xs) * xs.length, 1)}`).join(', '),
     halves: [gross.slice(0, gross.length >> 1), gross.slice(gross.length >> 1)].map((h) => pct(mean(h))).join(' / '),
   }
 }
@@ -477,7 +500,19 @@ export const RULES: BookRule[] = [
   { name: 'R8 calm+contrarian, stay 90 entry 98', signals: CALM, learn: 'none', stayPct: 90, entryPct: 98 },
   { name: 'R9 calm+contrarian, stay 70 entry 95', signals: CALM, learn: 'none', stayPct: 70, entryPct: 95 },
   { name: 'R10 calm+contrarian + reversal_5d', signals: { ...CALM, reversal_5d: 0.03 }, learn: 'none', ...band },
+  ...(
+    ['reversal_20d', 'intraday', 'abnormal_turnover', 'max_return', 'turnover_volatility', 'price_volume_corr'] as const
+  ).map(
+    (f, i): BookRule => ({
+      name: `R${11 + i} calm+contrarian without ${f}`,
+      signals: without(CALM, f),
+      learn: 'none',
+      ...band,
+    }),
+  ),
 ]
 const only = process.env.RULES?.split(',')
-if (reports.has('books')) for (const rule of RULES.filter((r) => !only || only.includes(r.name.split(' ')[0]!))) console.log(JSON.stringify(runBook(rule)))
+if (reports.has('books'))
+  for (const rule of RULES.filter((r) => !only || only.includes(r.name.split(' ')[0]!)))
+    console.log(JSON.stringify(runBook(rule)))
 process.stderr.write(`done (${((performance.now() - started) / 1000).toFixed(0)} s)\n`)

@@ -4,12 +4,12 @@
  * (entry at the T+1 open, exit at the T+h close) instead of the store. For trying a rule before a replay through
  * the service; the figures of record come from `stockplan replay` + `stockplan evaluate`.
  *
- *   npx tsx scripts/walk-forward-research.ts --dir BUNDLE --from 2024-05-06 [--to D]
+ *   npx tsx scripts/walk-forward-research.ts --dir BUNDLE --from 2024-05-06 [--to D] [--plan PLAN.json]
  *
  * Simplifications against the service: no limit-up-at-the-open check at entry, themes, reports and valuations
  * absent (a bars-only bundle), the regime never weak, and every stock's listing date the bundle's.
  */
-import { createReadStream } from 'node:fs'
+import { createReadStream, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import readline from 'node:readline'
 import { parseArgs } from 'node:util'
@@ -18,11 +18,10 @@ import { outcomeColumns, signalIcs } from '../src/domain/signal-ic.js'
 import { learnWeights, type SignalIcDay, WEIGHT_RULES } from '../src/domain/signal-weights.js'
 import { SIGNAL_WINDOWS, type SignalValues } from '../src/domain/signals.js'
 import { isEligible } from '../src/domain/tiers.js'
-import { longRunVariance } from '../src/domain/track-stats.js'
-import { spearman } from '../src/domain/track-stats.js'
+import { longRunVariance, spearman } from '../src/domain/track-stats.js'
 
 const { values } = parseArgs({
-  options: { dir: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' } },
+  options: { dir: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, plan: { type: 'string' } },
 })
 if (!values.dir || !values.from) throw new Error('usage: --dir BUNDLE --from YYYY-MM-DD [--to YYYY-MM-DD]')
 const iso = (d: string) => `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6, 8)}`
@@ -150,6 +149,8 @@ const quintiles: Array<Array<number | null>> = []
 // universe (eligible: traded, 20-day amount >= 50 M, listed >= 60 days, not ST), costs per unit of one-sided turnover
 const COST = Number(process.env.BOOK_COST ?? 0.0033)
 const book: Array<{ gross: number; net: number; turnover: number }> = []
+/** Each plan day's main in rank order (--plan FILE: a book simulation can replay them without scoring again). */
+const plan: Array<{ date: string; main: string[] }> = []
 for (let t = first; t <= last - H; t++) {
   const date = calendar[t]!
   while (pending.length > 0 && pending[0]!.t + H <= t) {
@@ -188,6 +189,7 @@ for (let t = first; t <= last - H; t++) {
   })
   const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null)
   const mainSet = new Set(main)
+  plan.push({ date, main })
   const oneDay = (rows: typeof day.rows) =>
     mean(rows.map((r) => openToOpen(r.code, t)).filter((v): v is number => v !== null))
   const universeDay = oneDay(day.rows.filter(isEligible))
@@ -244,6 +246,7 @@ function bookSummary() {
     cost_per_turnover: COST,
   }
 }
+if (values.plan) writeFileSync(values.plan, JSON.stringify(plan))
 const ics = report.map((r) => r.ic).filter((v): v is number => v !== null)
 const icMean = ics.reduce((a, b) => a + b, 0) / ics.length
 const icSd = Math.sqrt(ics.reduce((a, b) => a + (b - icMean) ** 2, 0) / (ics.length - 1))

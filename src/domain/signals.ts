@@ -51,9 +51,9 @@ export const SIGNAL_DESCRIPTIONS: Readonly<Record<SignalName, string>> = Object.
   liquidity: 'log 20-day mean traded value',
   upside: 'neutral valuation over price minus 1 (missing without a valuation)',
   max_return: 'largest daily return of the last 20 (lottery demand: a high one is overpriced)',
-  intraday_return: 'sum of the last 20 days\' log returns from open to close (needs the bars\' opens)',
-  amount_volatility: 'standard deviation over mean of the last 20 days\' traded value (erratic attention)',
-  price_volume_corr: 'correlation of the last 20 closes with the same days\' traded value',
+  intraday_return: "sum of the last 20 days' log returns from open to close (needs the bars' opens)",
+  amount_volatility: "standard deviation over mean of the last 20 days' traded value (erratic attention)",
+  price_volume_corr: "correlation of the last 20 closes with the same days' traded value",
   high_distance: 'close over the highest close of the last 120 days minus 1 (how far below its high)',
 })
 
@@ -274,7 +274,8 @@ function lotterySignals(bars: SignalBars, returns: number) {
   let high = 0
   for (const i of closes) high = Math.max(high, bars.close[i]!)
   const last = bars.close[bars.close.length - 1]!
-  const highDistance = closes.length >= need && high > 0 && !bars.suspended[bars.close.length - 1] ? last / high - 1 : null
+  const highDistance =
+    closes.length >= need && high > 0 && !bars.suspended[bars.close.length - 1] ? last / high - 1 : null
   return { max, intraday, amountVolatility, priceVolume, highDistance }
 }
 
