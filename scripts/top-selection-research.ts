@@ -104,7 +104,7 @@ process.stderr.write(`bars and features (${((performance.now() - started) / 1000
 
 async function compute() {
   const rowsByCode = new Map<string, string[][]>()
-  for await (const r of csv(path.join(args.dir, 'daily.csv'))) {
+  for await (const r of csv(path.join(args.dir!, 'daily.csv'))) {
     const list = rowsByCode.get(r[0]!)
     if (list) list.push(r)
     else rowsByCode.set(r[0]!, [r])
@@ -135,7 +135,7 @@ async function compute() {
   })
   rowsByCode.clear()
   const indexClose = new Map<string, number>()
-  for await (const r of csv(path.join(args.dir, 'index_daily.csv'))) indexClose.set(iso(r[1]!), Number(r[2]))
+  for await (const r of csv(path.join(args.dir!, 'index_daily.csv'))) indexClose.set(iso(r[1]!), Number(r[2]))
   process.stderr.write(`loaded ${N} codes x ${D} days (${((performance.now() - started) / 1000).toFixed(0)} s)\n`)
 
   // ---- features: per code, over its own traded bars (the service's bars skip suspended days too) ----
@@ -343,8 +343,8 @@ if (reports.has('singles')) {
       members.forEach((j, i) => {
         if (Number.isNaN(z[i]!)) return
         const d = Math.min(9, Math.floor(((z[i]! + 1) / 2) * 10))
-        sums[d] += oo1[t * N + j]! - u
-        counts[d]++
+        sums[d] = sums[d]! + oo1[t * N + j]! - u
+        counts[d] = counts[d]! + 1
       })
       for (let d = 0; d < 10; d++) if (counts[d]! > 0) dec[d]!.push(sums[d]! / counts[d]!)
     }
