@@ -422,7 +422,16 @@ function runBook(rule: BookRule) {
     quarters.set(q, [...(quarters.get(q) ?? []), bookRet - u])
     const at = new Map(members.map((j, i) => [j, i]))
     sizeTilt.push(mean(main.map((j) => z.size[at.get(j)!]!).filter((x) => !Number.isNaN(x))))
-    net.push(bookRet - u - changed * COST)
+    // --cost impact: the book's own cost model at 100 M CNY (commission, half-spread, 0.5 x vol x sqrt(order / amount),
+    // stamp duty on sells), each name traded at 1/20 of the book; otherwise a flat rate per unit of turnover
+    const leavers = [...held].filter((j) => !main.includes(j))
+    const entrantsIn = main.filter((j) => !held.has(j))
+    const tradeCost = (j: number) =>
+      0.00025 + 0.0005 + 0.5 * (F.volatility[t * N + j]! || 0.03) * Math.sqrt(5e6 / (amount20[t * N + j]! || 5e7))
+    const cost = Number.isNaN(COST)
+      ? (entrantsIn.reduce((a, j) => a + tradeCost(j), 0) + leavers.reduce((a, j) => a + tradeCost(j) + 0.0005, 0)) / 20
+      : changed * COST
+    net.push(bookRet - u - cost)
     turnover.push(changed)
     filled.push(main.length)
     const scoreCol = new Float64Array(members.map((j) => score.get(j) ?? Number.NaN))
@@ -500,6 +509,12 @@ export const RULES: BookRule[] = [
   { name: 'R8 calm+contrarian, stay 90 entry 98', signals: CALM, learn: 'none', stayPct: 90, entryPct: 98 },
   { name: 'R9 calm+contrarian, stay 70 entry 95', signals: CALM, learn: 'none', stayPct: 70, entryPct: 95 },
   { name: 'R10 calm+contrarian + reversal_5d', signals: { ...CALM, reversal_5d: 0.03 }, learn: 'none', ...band },
+  {
+    name: 'R17 calm+contrarian + large size (offsets the small tilt)',
+    signals: { ...CALM, size: 0.03 },
+    learn: 'none',
+    ...band,
+  },
   ...(
     ['reversal_20d', 'intraday', 'abnormal_turnover', 'max_return', 'turnover_volatility', 'price_volume_corr'] as const
   ).map(
