@@ -27,6 +27,7 @@ import { runSync } from '../src/jobs/sync.job.js'
 import { createDb } from '../src/storage/db.js'
 import { createImportStore } from '../src/storage/import.repository.js'
 import { migrateToLatest } from '../src/storage/migrate.js'
+import { createSyncGapsRepository } from '../src/storage/sync-gaps.repository.js'
 import { startTushareStandIn } from '../test/support/tushare-stand-in.js'
 import { openScratchDatabase } from './support.js'
 
@@ -122,7 +123,9 @@ async function main(): Promise<void> {
         now: Date.now,
         sleep: async () => undefined,
         log,
-        pageSize: 6000,
+        callTimeoutMs: 60_000,
+        maxAnswerBytes: 64 * 1024 * 1024,
+        maxPages: 50,
       })
       const started = performance.now()
       const result = await runSync(
@@ -134,6 +137,8 @@ async function main(): Promise<void> {
           log,
           progress: silentProgress,
           benchmark: '000300.SH',
+          gaps: createSyncGapsRepository(pool),
+          reportWindowDays: 5,
         },
         { from: iso(day), to: iso(day) },
         signal,

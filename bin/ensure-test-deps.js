@@ -1,32 +1,55 @@
 #!/usr/bin/env node
-// `npm test` runs this first: the browser tests drive Debian's Chromium, which a fresh machine lacks.
-// apt's output goes to a log file; the test log gets one line.
+// `npm test` runs this first: the browser tests drive Debian's Chromium, and the monitoring tests (test/ops/) run
+// Debian's promtool and Prometheus; a fresh machine lacks both. apt's output goes to a log file; the test log gets
+// one line.
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, openSync } from 'node:fs'
 import path from 'node:path'
 
-const CHROMIUM = '/usr/bin/chromium'
-if (!existsSync(CHROMIUM)) {
+/** What the suite needs from Debian: a file to look for, the packages that bring it, and what for. */
+const NEEDS = [
+  {
+    file: '/usr/bin/chromium',
+    packages: ['chromium', 'fonts-wqy-zenhei'],
+    what: 'Debian chromium and a CJK font for the browser tests',
+  },
+  // without recommends: the node exporter, smartmontools and friends are not the tests' business
+  {
+    file: '/usr/bin/promtool',
+    packages: ['prometheus'],
+    what: "Debian's prometheus (promtool) for the monitoring tests",
+    noRecommends: true,
+  },
+]
+
+const missing = NEEDS.filter((need) => !existsSync(need.file))
+if (missing.length > 0) {
   if (process.getuid?.() !== 0) {
-    console.error(`${CHROMIUM} is missing: install it with \`sudo apt-get install -y chromium\` and run npm test again`)
+    for (const need of missing)
+      console.error(`${need.file} is missing: install it with \`sudo apt-get install -y ${need.packages.join(' ')}\``)
+    console.error('then run npm test again')
     process.exit(1)
   }
-  const logFile = path.resolve('var', 'apt-chromium.log')
+  const logFile = path.resolve('var', 'apt-test-deps.log')
   mkdirSync(path.dirname(logFile), { recursive: true })
   const out = openSync(logFile, 'w')
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }
   const started = Date.now()
   try {
     execFileSync('apt-get', ['update', '-qq'], { stdio: ['ignore', out, out], env })
-    execFileSync('apt-get', ['install', '-y', '-qq', 'chromium', 'fonts-wqy-zenhei'], {
-      stdio: ['ignore', out, out],
-      env,
-    })
+    for (const need of missing)
+      execFileSync(
+        'apt-get',
+        ['install', '-y', '-qq', ...(need.noRecommends ? ['--no-install-recommends'] : []), ...need.packages],
+        { stdio: ['ignore', out, out], env },
+      )
   } catch {
-    console.error(`installing Debian chromium for the browser tests failed: see ${logFile}`)
+    console.error(
+      `installing ${missing.map((n) => n.packages.join(' ')).join(', ')} for the tests failed: see ${logFile}`,
+    )
     process.exit(1)
   }
   console.error(
-    `installed Debian chromium and a CJK font for the browser tests in ${Math.round((Date.now() - started) / 1000)} s (apt log: ${logFile})`,
+    `installed ${missing.map((n) => n.what).join('; ')} in ${Math.round((Date.now() - started) / 1000)} s (apt log: ${logFile})`,
   )
 }

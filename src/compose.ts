@@ -19,6 +19,8 @@ import { createWriteBehind, type WriteBehind } from './jobs/write-behind.js'
 import type { Logger } from './logger.js'
 import { createLatestDate, type LatestDate } from './services/latest-date.js'
 import { createLogicStateService, type LogicStateService } from './services/logic-state.service.js'
+import type { OperationalSource } from './services/metrics.js'
+import { createOperationalReadings, createSkillReadings, evaluateSkill } from './services/operational-readings.js'
 import { createPlanService, type PlanObserver, type PlanService } from './services/plan.service.js'
 import { createPlanAssembler, type PlanAssembler } from './services/plan-assembler.js'
 import { createPlanDays } from './services/plan-days.js'
@@ -31,6 +33,7 @@ import type { Db } from './storage/db.js'
 import { createImportStore } from './storage/import.repository.js'
 import { createLookupRepository } from './storage/lookup.repository.js'
 import { createMarketDataRepository, type MarketDataRepository } from './storage/market-data.repository.js'
+import { createMonitoringRepository } from './storage/monitoring.repository.js'
 import { createOutcomesRepository, type OutcomesRepository } from './storage/outcomes.repository.js'
 import { createPlanDayStatsRepository } from './storage/plan-day-stats.repository.js'
 import { createPlanFiles, type PlanFiles } from './storage/plan-files.js'
@@ -40,6 +43,7 @@ import { createReplayRunsRepository } from './storage/replay-runs.repository.js'
 import { createSignalIcRepository } from './storage/signal-ic.repository.js'
 import { createStockRepository } from './storage/stock.repository.js'
 import { storeChangeListener } from './storage/store-changes.js'
+import { createSyncGapsRepository } from './storage/sync-gaps.repository.js'
 import { createTierRepository, type TierRepository } from './storage/tier.repository.js'
 import { createTrackRecordRepository } from './storage/track-record.repository.js'
 import { resolveCodeVersion } from './version.js'
@@ -279,7 +283,7 @@ export function createServices(
     return loadMarketHistory(store.db, calendar[Math.max(0, first - SIGNAL_WINDOWS.history)]!, args.to)
   }
   const sync = (args: SyncArgs, signal: AbortSignal, syncProgress: Progress = progress): Promise<SyncResult> => {
-    const { token, url, callsPerMinute, rateLimits } = config.tushare
+    const { token, url, callsPerMinute, rateLimits, callTimeoutMs, maxAnswerBytes, maxPages } = config.tushare
     if (!token) {
       return Promise.reject(new SyncInputError('TUSHARE_TOKEN is not set: set it to the token of your tushare account'))
     }
@@ -292,6 +296,9 @@ export function createServices(
       now: () => now().getTime(),
       sleep: (ms, signal) => delay(ms, undefined, { signal }),
       log,
+      callTimeoutMs,
+      maxAnswerBytes,
+      maxPages,
     })
     const importBundle = (dir: string, signal: AbortSignal) =>
       importDirectory(
@@ -309,6 +316,9 @@ export function createServices(
         log,
         progress: syncProgress,
         benchmark: DEFAULT_BENCHMARK,
+        gaps: createSyncGapsRepository(store.pool),
+        reportWindowDays: config.tushare.reportWindowDays,
+        deadline: AbortSignal.timeout(config.tushare.syncTimeoutMs),
       },
       args,
       signal,
@@ -317,6 +327,8 @@ export function createServices(
   const syncStep: ChainStep | undefined = config.tushare.token
     ? async (args, signal) => {
         const result = await sync(args.date ? { to: args.date } : {}, signal, silentProgress)
+        // the chain never builds on a day whose bars tushare does not have yet
+        if (result.stopped) throw new Error(`${result.stopped.reason} (${result.summary})`)
         return { ...result, date: result.days.at(-1) ?? args.date ?? '' }
       }
     : undefined
@@ -367,5 +379,21 @@ export function createServices(
         chainOptions,
       ),
     close: () => latestDate.close(),
+  }
+}
+
+/** What `/metrics` reads the plan's, the chain's, the store's and the skill's gauges from (the server's registry). */
+export function createOperationalSource(
+  services: Pick<Services, 'store' | 'latestDate' | 'trackRecord' | 'log'>,
+  now: () => number = Date.now,
+): OperationalSource {
+  return {
+    readings: createOperationalReadings({
+      repository: createMonitoringRepository(services.store.db),
+      latestPlanDate: () => services.latestDate.get(),
+      now,
+      log: services.log,
+    }),
+    skill: createSkillReadings({ evaluate: () => evaluateSkill(services.trackRecord, now()), now, log: services.log }),
   }
 }

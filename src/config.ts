@@ -42,6 +42,26 @@ export interface Config {
     /** Calls a minute per interface (0 = unpaced); `rateLimits` overrides it per interface. */
     readonly callsPerMinute: number
     readonly rateLimits: Readonly<Record<string, number>>
+    /** TUSHARE_CALL_TIMEOUT_MS: one call, answer read whole. */
+    readonly callTimeoutMs: number
+    /** TUSHARE_SYNC_TIMEOUT_MIN: the whole sync, in milliseconds. */
+    readonly syncTimeoutMs: number
+    /** TUSHARE_MAX_ANSWER_BYTES: bytes one answer may have. */
+    readonly maxAnswerBytes: number
+    /** TUSHARE_MAX_PAGES: pages one query may follow. */
+    readonly maxPages: number
+    /** TUSHARE_REPORT_DAYS: trading days whose announcement dates each sync asks for again. */
+    readonly reportWindowDays: number
+  }
+  /** Deadlines and caps of HTTP connections (see src/http/connection-limits.ts). */
+  readonly http: {
+    readonly firstByteTimeoutMs: number
+    readonly keepAliveTimeoutMs: number
+    readonly headersTimeoutMs: number
+    readonly requestTimeoutMs: number
+    /** HTTP_MAX_CONNECTIONS; unset: derived from the process's descriptor limit when the server starts. */
+    readonly maxConnections: number | undefined
+    readonly maxConnectionsPerClient: number
   }
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
 }
@@ -130,6 +150,37 @@ function rateLimits(env: Env, key: string): Record<string, number> {
   return limits
 }
 
+function httpLimits(env: Env): Config['http'] {
+  const headersTimeoutMs = integer(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000)
+  const requestTimeoutMs = integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000)
+  if (requestTimeoutMs < headersTimeoutMs)
+    throw new ConfigError(
+      `HTTP_REQUEST_TIMEOUT_MS (${requestTimeoutMs}) must not be below HTTP_HEADERS_TIMEOUT_MS (${headersTimeoutMs})`,
+    )
+  const maxConnections = text(env, 'HTTP_MAX_CONNECTIONS')
+  return Object.freeze({
+    firstByteTimeoutMs: integer(env, 'HTTP_FIRST_BYTE_TIMEOUT_MS', 10_000, 100, 60_000),
+    keepAliveTimeoutMs: integer(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 55_000, 1000, 600_000),
+    headersTimeoutMs,
+    requestTimeoutMs,
+    maxConnections: maxConnections === undefined ? undefined : integer(env, 'HTTP_MAX_CONNECTIONS', 0, 1, 1_000_000),
+    maxConnectionsPerClient: integer(env, 'HTTP_MAX_CONNECTIONS_PER_CLIENT', 64, 1, 1_000_000),
+  })
+}
+
+/** TUSHARE_URL: https, or plain http only to this machine or with TUSHARE_ALLOW_HTTP (the token rides in bodies). */
+function tushareUrl(env: Env): string {
+  const value = url(env, 'TUSHARE_URL', ['http:', 'https:']) ?? 'https://api.tushare.pro'
+  const parsed = new URL(value)
+  const loopback = ['localhost', '[::1]'].includes(parsed.hostname) || parsed.hostname.startsWith('127.')
+  if (parsed.protocol === 'http:' && !loopback && !flag(env, 'TUSHARE_ALLOW_HTTP', false)) {
+    throw new ConfigError(
+      `TUSHARE_URL is plain http (${redactUrl(value)}): the token would travel unencrypted; use https, or set TUSHARE_ALLOW_HTTP=1 to allow it`,
+    )
+  }
+  return value
+}
+
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
   const logLevel = (text(env, 'LOG_LEVEL') ?? 'info').toLowerCase()
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
@@ -171,10 +222,16 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     }),
     tushare: Object.freeze({
       token: text(env, 'TUSHARE_TOKEN'),
-      url: url(env, 'TUSHARE_URL', ['http:', 'https:']) ?? 'http://api.tushare.pro',
+      url: tushareUrl(env),
       callsPerMinute: integer(env, 'TUSHARE_CALLS_PER_MIN', 200, 0, 100_000),
       rateLimits: Object.freeze(rateLimits(env, 'TUSHARE_RATE_LIMITS')),
+      callTimeoutMs: integer(env, 'TUSHARE_CALL_TIMEOUT_MS', 60_000, 100, 3_600_000),
+      syncTimeoutMs: integer(env, 'TUSHARE_SYNC_TIMEOUT_MIN', 120, 1, 24 * 60) * 60_000,
+      maxAnswerBytes: integer(env, 'TUSHARE_MAX_ANSWER_BYTES', 64 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+      maxPages: integer(env, 'TUSHARE_MAX_PAGES', 50, 1, 10_000),
+      reportWindowDays: integer(env, 'TUSHARE_REPORT_DAYS', 5, 0, 60),
     }),
+    http: httpLimits(env),
     logLevel: logLevel as Config['logLevel'],
   })
 }

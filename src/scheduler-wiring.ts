@@ -3,7 +3,7 @@ import type { StoreHandle } from './compose.js'
 import { type Config, processEnvironment } from './config.js'
 import type { Logger } from './logger.js'
 import type { HandlerName, RunHandler, XxlJobExecutor, XxlJobTiming } from './scheduler/index.js'
-import { createXxlJobExecutor, jobEnvironment, runCliJob } from './scheduler/index.js'
+import { createXxlJobExecutor, jobEnvironment, runCliJob, syncEnvironment } from './scheduler/index.js'
 import type { Metrics } from './services/metrics.js'
 import { resolveCodeVersion } from './version.js'
 
@@ -34,6 +34,8 @@ export function createScheduler(
   if (!url) throw new Error('the scheduler runs jobs in child processes and needs the store URL')
   // resolved once here, so that no job process asks git for it
   const env = jobEnvironment(config, url, processEnvironment(), resolveCodeVersion(config.codeCommit).commit)
+  // the tushare token goes to the processes that sync only
+  const syncEnv = syncEnvironment(config, env)
   const dateArgs = (date: string | undefined): string[] => (date ? ['--date', date] : [])
   const step =
     (name: 'build' | 'plan' | 'push-pool'): RunHandler =>
@@ -41,9 +43,9 @@ export function createScheduler(
       runCliJob([name, ...dateArgs(args.date)], env, ctx)
   const handlers: Record<HandlerName, RunHandler> = {
     dailyPlanChain: (args, ctx) =>
-      runCliJob(['chain', ...dateArgs(args.date), ...(ctx.refuseIfBusy ? ['--no-wait'] : [])], env, ctx),
+      runCliJob(['chain', ...dateArgs(args.date), ...(ctx.refuseIfBusy ? ['--no-wait'] : [])], syncEnv, ctx),
     // `sync` through the run's date when the trigger gives one
-    sync: (args, ctx) => runCliJob(['sync', ...(args.date ? ['--to', args.date] : [])], env, ctx),
+    sync: (args, ctx) => runCliJob(['sync', ...(args.date ? ['--to', args.date] : [])], syncEnv, ctx),
     build: step('build'),
     plan: step('plan'),
     pushPool: step('push-pool'),

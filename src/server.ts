@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { createServices, type Services } from './compose.js'
+import { createOperationalSource, createServices, type Services } from './compose.js'
 import type { Config } from './config.js'
 import { errorText } from './errors.js'
 import { buildApp } from './http/app.js'
@@ -33,6 +33,7 @@ export async function startServer(config: Config, log: Logger, store?: Store): P
   opened.supervise() // also a store handed over (demo --serve): the server restarts its embedded database
   const metrics = createMetrics()
   const services = createServices(config, log, opened, { listen: true, observe: metrics.plan })
+  metrics.setOperationalSource(createOperationalSource(services))
   const scheduler = createScheduler(services, metrics)
   let app: FastifyInstance | undefined
   let address: string

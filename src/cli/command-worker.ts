@@ -1,4 +1,5 @@
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads'
+import { processEnvironment } from '../config.js'
 import type { Progress } from '../jobs/progress.js'
 
 /** What a command worker tells the main thread: a call on the main thread's progress. */
@@ -24,6 +25,8 @@ export function runCommandInWorker(options: { youngGenerationMb: number; progres
     argv: process.argv.slice(2),
     execArgv: process.execArgv,
     workerData: { [MARK]: true },
+    // the commands run in a worker (replay) never sync: they get no tushare token
+    env: withoutTushareToken(processEnvironment()),
     resourceLimits: { maxYoungGenerationSizeMb: options.youngGenerationMb },
   })
   const stop = (): void => worker.postMessage('abort')
@@ -46,6 +49,12 @@ export function runCommandInWorker(options: { youngGenerationMb: number; progres
       resolve(failure && code === 0 ? 1 : code)
     })
   })
+}
+
+/** The environment less TUSHARE_TOKEN: only a process that syncs holds the token. */
+export function withoutTushareToken(env: Readonly<Record<string, string>>): Record<string, string> {
+  const { TUSHARE_TOKEN: _token, ...rest } = env
+  return rest
 }
 
 /** Inside a command worker: a progress drawn by the main thread. */

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
@@ -13,6 +14,8 @@ import type { TrackRecordService } from '../services/track-record.service.js'
 import type { VerdictService } from '../services/verdict.service.js'
 import type { TierRepository } from '../storage/tier.repository.js'
 import { closeConnectionsWhenIdle } from './connection-closer.js'
+import type { ConnectionLimits, Refusal } from './connection-limits.js'
+import { defaultMaxConnections, descriptorLimit } from './descriptor-limit.js'
 import { createPlanHitLane, serverWithLane } from './plan-hit-lane.js'
 import { createPlanResponses } from './plan-response.js'
 import { installAccessLog } from './plugins/access-log.js'
@@ -92,6 +95,28 @@ export function fastifyOptions(log: Logger, nextRequestId: () => string = reques
   } as const
 }
 
+/** The config's connection settings, the overall cap derived from the descriptor limit when it is not set. */
+export function connectionLimits(config: Config): ConnectionLimits {
+  const { maxConnections, ...rest } = config.http
+  return { ...rest, maxConnections: maxConnections ?? defaultMaxConnections(descriptorLimit()) }
+}
+
+const REFUSAL_LOG_EVERY_MS = 10_000
+
+/** A warning for the first refused connection, then at most one every 10 s with how many were refused meanwhile. */
+function refusalLog(log: Logger): (refusal: Refusal) => void {
+  let lastAt = Number.NEGATIVE_INFINITY
+  let unlogged = 0
+  return (refusal) => {
+    unlogged++
+    const now = performance.now()
+    if (now - lastAt < REFUSAL_LOG_EVERY_MS) return
+    log.warn({ ...refusal, refused: unlogged }, 'connections refused: over a connection cap')
+    lastAt = now
+    unlogged = 0
+  }
+}
+
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const metrics = deps.metrics ?? createMetrics({ defaults: false })
   const nextRequestId = requestIds()
@@ -106,7 +131,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   })
   const app = Fastify({
     ...fastifyOptions(deps.log, nextRequestId),
-    serverFactory: serverWithLane(lane),
+    serverFactory: serverWithLane(lane, connectionLimits(deps.config), refusalLog(deps.log)),
   }).withTypeProvider<TypeBoxTypeProvider>()
   const connections = closeConnectionsWhenIdle(app.server)
   app.addHook('preClose', (done) => {

@@ -2,7 +2,8 @@ import http, { type IncomingMessage, type RequestListener, type ServerResponse }
 import { performance } from 'node:perf_hooks'
 import type { PlanSizes } from '../domain/plan-types.js'
 import type { PlanResult } from '../services/plan.service.js'
-import { logPlanServed, type PlanJson, type PlanResponse } from './plan-response.js'
+import { type ConnectionLimits, deadlineCheckOptions, limitConnections, type Refusal } from './connection-limits.js'
+import { logPlanServed, matchesEtag, type PlanJson, type PlanResponse, planCacheControl } from './plan-response.js'
 
 /** What the lane needs of the plan service: the cache lookup that answers in the same tick, nothing else. */
 export interface CachedPlans {
@@ -59,20 +60,32 @@ export function createPlanHitLane(deps: PlanHitLaneDeps): PlanHitLane {
     const result = deps.plans.cachedPlan({ date: url.date, sizes: url.sizes })
     if (!result || !serializeJson) return false
     const response = deps.responses(result, serializeJson)
-    res.writeHead(200, {
-      'content-type': JSON_TYPE,
-      'content-length': response.bytes.length,
-      'x-content-type-options': 'nosniff',
-    })
-    res.end(response.bytes)
+    const cacheControl = planCacheControl({ dated: url.date !== undefined, nocache: false })
+    const notModified = matchesEtag(req.headers['if-none-match'], response.etag)
+    // the headers the route sends for the same answer (test/http/plan-hit-lane.test.ts compares them)
+    if (notModified) {
+      res.writeHead(304, { 'x-content-type-options': 'nosniff', 'cache-control': cacheControl, etag: response.etag })
+      res.end()
+    } else {
+      res.writeHead(200, {
+        'content-type': JSON_TYPE,
+        'content-length': response.bytes.length,
+        'x-content-type-options': 'nosniff',
+        'cache-control': cacheControl,
+        etag: response.etag,
+      })
+      res.end(response.bytes)
+    }
+    const status = notModified ? 304 : 200
     const seconds = (performance.now() - started) / 1000
-    deps.observeRequest('/plan', 'GET', 200, seconds)
+    deps.observeRequest('/plan', 'GET', status, seconds)
     logPlanServed(response, {
       reqId: deps.nextRequestId(),
       client: req.socket.remoteAddress,
       cache: result.cache,
       format: url.format,
       seconds,
+      status,
     })
     deps.answered()
     return true
@@ -100,14 +113,14 @@ export function createPlanHitLane(deps: PlanHitLaneDeps): PlanHitLane {
   }
 }
 
-/** Fastify's `serverFactory`: the HTTP/1 server Fastify would make, with the lane's listener in front of its own. */
-export function serverWithLane(lane: PlanHitLane) {
-  return (fastify: RequestListener, options: Record<string, unknown>): http.Server => {
-    const server = http.createServer(lane.listener(fastify))
-    // what Fastify sets on the server it makes itself (its option defaults are filled in by now)
-    server.keepAliveTimeout = options.keepAliveTimeout as number
-    server.requestTimeout = options.requestTimeout as number
-    server.setTimeout(options.connectionTimeout as number)
+/**
+ * Fastify's `serverFactory`: an HTTP/1 server with the lane's listener in front of Fastify's, and the connection
+ * deadlines and caps applied before node's parser sees a connection (Fastify's own timeout options are not used).
+ */
+export function serverWithLane(lane: PlanHitLane, limits: ConnectionLimits, onRefused?: (refusal: Refusal) => void) {
+  return (fastify: RequestListener): http.Server => {
+    const server = http.createServer(deadlineCheckOptions, lane.listener(fastify))
+    limitConnections(server, limits, onRefused)
     return server
   }
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import type { Logger } from '../logger.js'
 import type { PlanCut, PlanResult, SnapshotState } from '../services/plan.service.js'
 import { type PlanLine, planAccessLine } from './plan-access-line.js'
@@ -18,6 +19,8 @@ export type PlanJson = ReturnType<typeof planJson>
 
 export interface PlanResponse {
   readonly bytes: Buffer
+  /** A strong validator of `bytes`, made with them: a client that has them revalidates for a 304 without a body. */
+  readonly etag: string
   /**
    * Writes the spec's access line. The fields fixed for these bytes (date, regime status, generated_at,
    * plan_version, the three sizes, plan source) are bound once (`planAccessLine`).
@@ -33,6 +36,28 @@ export interface PlanServed {
   /** As the request gave it, at most 40 characters. */
   readonly format: string
   readonly seconds: number
+  /** 200, or 304 when the client's If-None-Match named these bytes. */
+  readonly status?: 200 | 304
+}
+
+/**
+ * The Cache-Control of a plan answer. The latest plan (no `date`) changes with the next data date or a refresh:
+ * a cache must revalidate it each time (its ETag makes that a bodiless 304). A dated plan changes only when it is
+ * refreshed or its day re-imported: it may be kept 10 minutes. `nocache` asks for a fresh plan: nothing keeps it.
+ */
+export function planCacheControl(request: { dated: boolean; nocache: boolean }): string {
+  if (request.nocache) return 'no-store'
+  return request.dated ? 'max-age=600' : 'no-cache'
+}
+
+/** Whether an If-None-Match header names `etag` (or is `*`); a weak form of it matches too (RFC 9110 13.1.2). */
+export function matchesEtag(ifNoneMatch: string | string[] | undefined, etag: string): boolean {
+  if (ifNoneMatch === undefined) return false
+  const header = Array.isArray(ifNoneMatch) ? ifNoneMatch.join(',') : ifNoneMatch
+  return header.split(',').some((tag) => {
+    const trimmed = tag.trim()
+    return trimmed === '*' || trimmed === etag || trimmed === `W/${etag}`
+  })
 }
 
 /** The spec's access line of a served plan (from the route, or from the hit lane before routing). */
@@ -42,7 +67,7 @@ export function logPlanServed(response: PlanResponse, served: PlanServed): void 
     client: served.client,
     cache: served.cache,
     format: served.format,
-    status: 200,
+    status: served.status ?? 200,
     elapsed_s: Math.round(served.seconds * 1e6) / 1e6,
   })
 }
@@ -58,8 +83,10 @@ export function createPlanResponses(root: Logger) {
     const last = made.get(result.plan)
     if (last?.snapshot === result.snapshot) return last.response
     const { body, sizes, day } = result.plan
+    const bytes = Buffer.from(serialize(planJson(result)))
     const response = {
-      bytes: Buffer.from(serialize(planJson(result))),
+      bytes,
+      etag: `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 32)}"`,
       line: planAccessLine(root, {
         date: body.date,
         regime: result.snapshot.regime.status,

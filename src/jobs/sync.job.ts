@@ -3,17 +3,26 @@
  * answers are written as a tushare bundle in a temp folder and imported by the bundle import, in one transaction:
  * the store is what the same data imported as a bundle gives, by construction, and a day is there whole or not
  * at all (a kill while fetching or importing leaves it absent; the next run starts with it). The run's reference
- * data (trade_cal, stock_basic L/D/P, namechange, the concept boards ths_index type N and each board's ths_member)
- * is fetched once and imported with its first day. A day's bundle carries the financial reports announced since the
- * previous synced day (`fina_indicator_vip`, see sync-financials.ts) as its `fina_indicator.csv`: every announced
- * version enters the store on the first synced day on or after its announcement, never before.
+ * data (trade_cal, stock_basic L/D/P, namechange, the concept boards ths_index type N) is fetched once and imported
+ * with its first day; each board's members (ths_member) after its last day, the day a member without `in_date`
+ * is valid from. A day's bundle carries the financial reports announced since the
+ * previous synced day, and again those of the last `reportWindowDays` trading days (tushare loads a report the day
+ * after its disclosure), as its `fina_indicator.csv` (see sync-financials.ts).
+ *
+ * Each day's `daily`, `adj_factor`, `daily_basic` and `stk_limit` come in one call each (split by code lists only
+ * when an answer fills the interface's row limit), checked against the listed codes and the day before. Late data
+ * is a state, not a failure: a bar without its factor is held back (not imported) and a code without valuations is
+ * imported without them; the day is recorded in sync_incomplete_days with what it lacks, and every later sync asks
+ * for it again until it is whole. A day without `daily` (or with a partial one) stops the run before it.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { writeBundleFile } from '../datasource/tushare/bundle-files.js'
 import { type TushareClient, TushareError, type TushareTable } from '../datasource/tushare/client.js'
+import { INTERFACES } from '../datasource/tushare/interfaces.js'
 import type { Logger } from '../logger.js'
+import type { IncompleteDay, SyncGapsRepository } from '../storage/sync-gaps.repository.js'
 import type { ImportResult } from './import/import-job.js'
 import { throwIfAborted } from './job.js'
 import type { Progress } from './progress.js'
@@ -30,11 +39,23 @@ export interface SyncDeps {
   readonly importBundle: (dir: string, signal: AbortSignal) => Promise<ImportResult>
   /** The store's last bar date: a run without --from starts the day after it. */
   readonly latestBarDate: () => Promise<string | undefined>
+  /** The days imported incomplete, and the bars of a stored day. */
+  readonly gaps: Pick<SyncGapsRepository, 'list' | 'record' | 'tradedBars'>
   readonly today: () => string
   readonly log: Logger
   readonly progress: Progress
   /** The benchmark index fetched with index_daily. */
   readonly benchmark: string
+  /** Trading days whose announcement dates each sync asks for again (TUSHARE_REPORT_DAYS). */
+  readonly reportWindowDays: number
+  /** Aborts when the whole sync has taken too long (TUSHARE_SYNC_TIMEOUT_MIN). */
+  readonly deadline?: AbortSignal
+}
+
+/** Why a run stopped before a trading day: tushare has no (or a partial) `daily` for it yet. */
+export interface SyncStop {
+  readonly day: string
+  readonly reason: string
 }
 
 export interface SyncResult {
@@ -43,16 +64,27 @@ export interface SyncResult {
   /** Interfaces skipped for want of permission, with what the build then lacks. */
   readonly skipped: string[]
   readonly calls: Record<string, number>
+  /** Days imported earlier incomplete that this run made whole. */
+  readonly completed: string[]
+  /** Days still incomplete after this run, with what each lacks. */
+  readonly incomplete: IncompleteDay[]
+  /** Set when the run stopped before a trading day whose bars tushare does not have yet. */
+  readonly stopped?: SyncStop
 }
 
 export class SyncInputError extends Error {
   override name = 'SyncInputError'
 }
 
+/** The sync stopped part way (a daily quota, its deadline): the whole days synced before stay. */
+export class SyncStoppedError extends Error {
+  override name = 'SyncStoppedError'
+}
+
 /** What the build loses without an interface: said in the warning of a permission skip. */
 const MISSING: Readonly<Record<string, string>> = {
   daily: 'every bar of the day (nothing to build on)',
-  adj_factor: 'adjustment factors (the day cannot be imported)',
+  adj_factor: 'adjustment factors (every bar is held back until they come)',
   daily_basic: 'turnover and valuation (pe_ttm, pb, market value): the valuation and liquidity signals',
   stk_limit: 'limit prices (the limit-up counts fall back to the dated limit rules)',
   suspend_d: 'suspension rows (suspended codes drop out of the tier table)',
@@ -67,38 +99,66 @@ const MISSING: Readonly<Record<string, string>> = {
   ths_daily: "concept board bars (a theme without curated events gets its heat from its members' breadth only)",
 }
 
-/** Interfaces asked once per trading day, and their parameters. */
-const DAILY_INTERFACES = [
-  'daily',
-  'adj_factor',
-  'daily_basic',
-  'stk_limit',
-  'suspend_d',
-  'index_daily',
-  'ths_daily',
-] as const
+/** Interfaces asked once per trading day besides the four of `barInterfaces`, and their parameters. */
+const OTHER_DAILY_INTERFACES = ['suspend_d', 'index_daily', 'ths_daily'] as const
+
+/** A daily answer this much shorter than the trading day before is taken as still loading (with at least this many codes). */
+const PARTIAL_DAILY_SHARE = 0.1
+const PARTIAL_DAILY_MIN_CODES = 20
+/** The calendar is asked from this many calendar days per window day before the first day (holidays included). */
+const CALENDAR_DAYS_PER_WINDOW_DAY = 3
 
 const compact = (iso: string): string => iso.replaceAll('-', '')
 const iso = (yyyymmdd: string): string => `${yyyymmdd.slice(0, 4)}-${yyyymmdd.slice(4, 6)}-${yyyymmdd.slice(6, 8)}`
 const shiftDay = (date: string, days: number): string =>
   new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10)
 const nextDay = (date: string): string => shiftDay(date, 1)
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`
 
-export async function runSync(deps: SyncDeps, args: SyncArgs, signal: AbortSignal): Promise<SyncResult> {
+/** A trading day's bar interfaces as fetched: the files to import and the codes each late interface lacks. */
+interface DayData {
+  readonly files: Map<string, TushareTable>
+  readonly missing: Record<string, number>
+  readonly bars: number
+}
+
+export async function runSync(deps: SyncDeps, args: SyncArgs, outer: AbortSignal): Promise<SyncResult> {
+  const signal = deps.deadline ? AbortSignal.any([outer, deps.deadline]) : outer
+  const days: string[] = []
+  try {
+    return await sync(deps, args, signal, days)
+  } catch (err) {
+    if (deps.deadline?.aborted && !outer.aborted) {
+      throw new SyncStoppedError(
+        `sync: the whole-sync deadline passed (TUSHARE_SYNC_TIMEOUT_MIN); ${keptDays(days)}; rerun it to go on`,
+      )
+    }
+    if (err instanceof TushareError && err.kind === 'quota') {
+      throw new SyncStoppedError(`${err.message}; the sync stops here: ${keptDays(days)}`)
+    }
+    throw err
+  }
+}
+
+const keptDays = (days: readonly string[]): string =>
+  days.length === 0 ? 'no day was synced' : `${plural(days.length, 'whole day')} synced through ${days.at(-1)} kept`
+
+async function sync(deps: SyncDeps, args: SyncArgs, signal: AbortSignal, days: string[]): Promise<SyncResult> {
   const latest = await deps.latestBarDate()
   const from = args.from ?? (latest ? nextDay(latest) : undefined)
   if (!from) throw new SyncInputError('the store has no bars yet: give the first day to sync with --from YYYY-MM-DD')
   const to = args.to ?? deps.today()
-  if (from > to) {
+  const late = (await deps.gaps.list()).filter((d) => d.day < from || d.day > to)
+  if (from > to && late.length === 0) {
     const summary = `sync: nothing to do (the store is complete through ${latest ?? to})`
-    return { summary, days: [], skipped: [], calls: {} }
+    return { summary, days: [], skipped: [], calls: {}, completed: [], incomplete: [] }
   }
   const skipped = new Map<string, string>()
   /** An interface's answer, or null when the token lacks permission for it (warned once). */
-  const fetch = async (api: string, params: Record<string, string>): Promise<TushareTable | null> => {
+  const guarded = async <T>(api: string, ask: () => Promise<T>): Promise<T | null> => {
     if (skipped.has(api)) return null
     try {
-      return await deps.client.query(api, params, signal)
+      return await ask()
     } catch (err) {
       if (!(err instanceof TushareError) || err.kind !== 'permission') throw err
       const lost = MISSING[api] ?? 'its data'
@@ -107,19 +167,32 @@ export async function runSync(deps: SyncDeps, args: SyncArgs, signal: AbortSigna
       return null
     }
   }
+  const fetch = (api: string, params: Record<string, string>) =>
+    guarded(api, () => deps.client.query(api, params, signal))
 
-  const calendar = await fetch('trade_cal', { exchange: 'SSE', start_date: compact(from), end_date: compact(to) })
-  const openDays = calendar ? openDaysOf(calendar) : [from]
+  const windowStart = shiftDay(from, -CALENDAR_DAYS_PER_WINDOW_DAY * deps.reportWindowDays - 7)
+  const calendar = await fetch('trade_cal', {
+    exchange: 'SSE',
+    start_date: compact(windowStart),
+    end_date: compact(to >= from ? to : from),
+  })
+  const allOpen = calendar ? openDaysOf(calendar) : []
+  const openDays = calendar ? allOpen.filter((d) => d >= from && d <= to) : from <= to ? [from] : []
   const reference = new Map<string, TushareTable>()
-  if (calendar) reference.set('trade_cal', calendar)
+  // the calendar as far as the run's days: the earlier days only place the report window
+  if (calendar) reference.set('trade_cal', keepCalendar(calendar, from, to))
   const basics: TushareTable[] = []
   for (const status of ['L', 'D', 'P']) {
     const answer = await fetch('stock_basic', { list_status: status })
     if (answer) basics.push(answer)
   }
-  if (basics.length > 0) reference.set('stock_basic', concat(basics))
+  const securities = basics.length > 0 ? concat(basics) : undefined
+  if (securities) reference.set('stock_basic', securities)
+  const codes = securities ? codesOf(securities) : undefined
   const names = await fetch('namechange', {})
   if (names) reference.set('namechange', names)
+  // imported after the run's last day: a member without in_date is valid from the day it was seen on
+  let memberAnswer: TushareTable | undefined
   const boards = await fetch('ths_index', { exchange: 'A', type: 'N' })
   if (boards) {
     reference.set('ths_index', boards)
@@ -130,13 +203,119 @@ export async function runSync(deps: SyncDeps, args: SyncArgs, signal: AbortSigna
       return answer
     })
     deps.progress.done()
-    if (members) reference.set('ths_member', members)
+    if (members) memberAnswer = members
   }
 
-  /** Reports announced after `previous` through `day`, as fina_indicator.csv; null when skipped or none. */
-  const financialReports = async (previous: string | undefined, day: string): Promise<TushareTable | null> => {
+  /** One bar interface's rows for a day: one call, or code lists when the answer filled the row limit. */
+  const dayTable = (api: string, day: string): Promise<TushareTable | null> =>
+    guarded(api, async () => {
+      const whole = await deps.client.once(api, { trade_date: compact(day) }, signal)
+      if (!whole.cut) return whole
+      if (!codes) {
+        throw new TushareError(
+          api,
+          'answer',
+          `tushare ${api}: ${day} fills one call and there is no stock list to split it by`,
+        )
+      }
+      const size = Math.floor(INTERFACES[api]!.rowLimit / 2)
+      const list = [...codes].sort()
+      const parts: TushareTable[] = []
+      for (let i = 0; i < list.length; i += size) {
+        const part = await deps.client.once(
+          api,
+          { trade_date: compact(day), ts_code: list.slice(i, i + size).join(',') },
+          signal,
+        )
+        if (part.cut)
+          throw new TushareError(api, 'answer', `tushare ${api}: ${size} codes of ${day} still fill one call`)
+        parts.push(part)
+      }
+      return concat(parts)
+    })
+
+  /** The bar interfaces of `day`: bars without their factor held back, and what each late interface lacks. */
+  const barInterfaces = async (day: string, expected: number | undefined): Promise<DayData | SyncStop> => {
+    const daily = await dayTable('daily', day)
+    if (!daily || daily.items.length === 0) {
+      return {
+        day,
+        reason: `tushare has no daily bars for ${day} yet (it publishes them 15:00-17:00 Shanghai time); rerun the sync after that`,
+      }
+    }
+    const code = daily.fields.indexOf('ts_code')
+    if (codes) {
+      const stranger = daily.items.find((row) => !codes.has(String(row[code])))
+      if (stranger) {
+        throw new TushareError(
+          'daily',
+          'answer',
+          `tushare daily: ${day} has a bar of ${String(stranger[code])}, a code stock_basic does not list: the answer is refused`,
+        )
+      }
+    }
+    const short = expected === undefined ? 0 : expected - daily.items.length
+    if (expected !== undefined && short > expected * PARTIAL_DAILY_SHARE && short >= PARTIAL_DAILY_MIN_CODES) {
+      return {
+        day,
+        reason: `tushare's daily for ${day} has ${daily.items.length} bars against ${expected} the trading day before: still loading; rerun the sync later`,
+      }
+    }
+    const factors = await dayTable('adj_factor', day)
+    if (!factors)
+      throw new TushareError(
+        'adj_factor',
+        'permission',
+        `tushare adj_factor: no permission; bars cannot be stored without their factors`,
+      )
+    const withFactor = codeSet(factors)
+    const kept = daily.items.filter((row) => withFactor.has(String(row[code])))
+    const files = new Map<string, TushareTable>([
+      ['daily', { fields: daily.fields, items: kept }],
+      ['adj_factor', factors],
+    ])
+    const missing: Record<string, number> = { adj_factor: daily.items.length - kept.length }
+    const basic = await dayTable('daily_basic', day)
+    if (basic) {
+      const valued = codeSet(basic)
+      missing.daily_basic = kept.filter((row) => !valued.has(String(row[code]))).length
+      if (basic.items.length > 0) files.set('daily_basic', basic)
+    }
+    const limits = await dayTable('stk_limit', day)
+    if (limits) files.set('stk_limit', limits)
+    return { files, missing, bars: daily.items.length }
+  }
+
+  const describe = (missing: Readonly<Record<string, number>>): string =>
+    Object.entries(missing)
+      .filter(([, n]) => n > 0)
+      .map(([api, n]) => `${api} ${plural(n, 'code')}`)
+      .join(', ')
+
+  // days imported incomplete before: asked again, whole or not
+  const completed: string[] = []
+  for (const gap of late) {
+    throwIfAborted(signal)
+    const data = await barInterfaces(gap.day, undefined)
+    if ('reason' in data) continue
+    await importDay(deps, data.files, signal)
+    await deps.gaps.record(gap.day, data.missing)
+    if (describe(data.missing) === '') completed.push(gap.day)
+    else deps.log.warn({ day: gap.day }, `tushare still lacks for ${gap.day}: ${describe(data.missing)}`)
+  }
+
+  /** Reports announced after `previous` through `day` (and again the window's, on the first day). */
+  const financialReports = async (
+    previous: string | undefined,
+    day: string,
+    again: string[],
+  ): Promise<TushareTable | null> => {
     const answers: TushareTable[] = []
-    for (const query of reportQueries(previous, day)) {
+    const queries = reportQueries(previous, day)
+    const asked = new Set(queries.map((q) => ('ann_date' in q ? q.ann_date : '')))
+    const repeats =
+      'period' in (queries[0] ?? {}) ? [] : again.filter((d) => !asked.has(d)).map((ann_date) => ({ ann_date }))
+    for (const query of [...repeats, ...queries]) {
       const answer = await fetch('fina_indicator_vip', { ...query })
       if (!answer) return null
       answers.push(answer)
@@ -146,12 +325,20 @@ export async function runSync(deps: SyncDeps, args: SyncArgs, signal: AbortSigna
 
   // the day before the first is the store's last bar when it comes first; a rerun of stored days starts at --from
   let previous = latest === undefined ? undefined : latest < from ? latest : shiftDay(from, -1)
-  const days: string[] = []
+  let expected = latest !== undefined && latest < from ? await deps.gaps.tradedBars(latest) : undefined
+  let stopped: SyncStop | undefined
   deps.progress.start(`sync ${from}..${to}`, openDays.length, 'days')
   for (const day of openDays) {
     throwIfAborted(signal)
+    const data = await barInterfaces(day, expected && expected > 0 ? expected : undefined)
+    if ('reason' in data) {
+      stopped = data
+      deps.log.warn({ day }, `${data.reason}: stopping before it`)
+      break
+    }
     const files = new Map<string, TushareTable>(days.length === 0 ? reference : [])
-    for (const api of DAILY_INTERFACES) {
+    for (const [api, table] of data.files) files.set(api, table)
+    for (const api of OTHER_DAILY_INTERFACES) {
       const params: Record<string, string> =
         api === 'index_daily'
           ? { ts_code: deps.benchmark, start_date: compact(day), end_date: compact(day) }
@@ -159,31 +346,61 @@ export async function runSync(deps: SyncDeps, args: SyncArgs, signal: AbortSigna
       const answer = await fetch(api, params)
       if (answer) files.set(api, answer)
     }
-    const reports = await financialReports(previous, day)
+    const again = days.length === 0 ? windowDates(allOpen, day, deps.reportWindowDays, previous) : []
+    const reports = await financialReports(previous, day, again)
     if (reports) files.set('fina_indicator', reports)
-    if ((files.get('daily')?.items.length ?? 0) === 0) {
-      deps.log.warn({ day }, `tushare has no daily bars for ${day} yet: stopping before it`)
-      break
-    }
     await importDay(deps, files, signal)
+    await deps.gaps.record(day, data.missing)
+    if (describe(data.missing) !== '')
+      deps.log.warn({ day }, `imported ${day} without what tushare lacks yet: ${describe(data.missing)}`)
     days.push(day)
     previous = day
+    expected = data.bars
     deps.progress.tick()
   }
-  deps.progress.done(`${days.length} day${days.length === 1 ? '' : 's'} synced`)
+  deps.progress.done(`${plural(days.length, 'day')} synced`)
+  if (memberAnswer && days.length > 0) await importDay(deps, new Map([['ths_member', memberAnswer]]), signal)
+  const incomplete = await deps.gaps.list()
   const calls = Object.fromEntries(deps.client.calls)
   const total = Object.values(calls).reduce((n, c) => n + c, 0)
   const range = days.length > 0 ? `${days[0]}..${days.at(-1)}` : 'no day'
   const summary =
-    `sync ${range}: ${days.length} day${days.length === 1 ? '' : 's'} imported, ${total} tushare calls` +
-    (skipped.size > 0 ? `; skipped for want of permission: ${[...skipped.keys()].join(', ')}` : '')
-  deps.log.info({ from, to, days: days.length, calls }, 'sync finished')
+    `sync ${range}: ${plural(days.length, 'day')} imported, ${total} tushare calls` +
+    (completed.length > 0 ? `; completed late data of ${completed.join(', ')}` : '') +
+    (incomplete.length > 0
+      ? `; incomplete (asked again by the next sync): ${incomplete.map((d) => `${d.day} (${describe(d.missing)})`).join('; ')}`
+      : '') +
+    (skipped.size > 0 ? `; skipped for want of permission: ${[...skipped.keys()].join(', ')}` : '') +
+    (stopped ? `; stopped before ${stopped.day}: ${stopped.reason}` : '')
+  deps.log.info({ from, to, days: days.length, calls, incomplete: incomplete.length }, 'sync finished')
   return {
     summary,
     days,
     skipped: [...skipped].map(([api, lost]) => `${api}: the build lacks ${lost}`),
     calls,
+    completed,
+    incomplete,
+    stopped,
   }
+}
+
+/**
+ * The announcement dates asked again with a run's first day: every calendar day from the `window`-th trading day
+ * before `day` through `previous` (later ones are asked anyway).
+ */
+export function windowDates(
+  open: readonly string[],
+  day: string,
+  window: number,
+  previous: string | undefined,
+): string[] {
+  if (window <= 0 || previous === undefined) return []
+  const before = open.filter((d) => d < day)
+  const start = before.at(-window) ?? before[0]
+  if (start === undefined) return []
+  const out: string[] = []
+  for (let d = start; d <= previous; d = nextDay(d)) out.push(compact(d))
+  return out
 }
 
 /** ths_member wants one board per call: every board's members, or null when the interface was skipped. */
@@ -207,6 +424,24 @@ function openDaysOf(calendar: TushareTable): string[] {
   const days = new Set<string>()
   for (const item of calendar.items) if (Number(item[open]) === 1) days.add(iso(String(item[date])))
   return [...days].sort()
+}
+
+function keepCalendar(calendar: TushareTable, from: string, to: string): TushareTable {
+  const date = calendar.fields.indexOf('cal_date')
+  const [first, last] = [compact(from), compact(to)]
+  return {
+    fields: calendar.fields,
+    items: calendar.items.filter((r) => String(r[date]) >= first && String(r[date]) <= last),
+  }
+}
+
+function codeSet(table: TushareTable): Set<string> {
+  const code = table.fields.indexOf('ts_code')
+  return new Set(table.items.map((row) => String(row[code])))
+}
+
+function codesOf(securities: TushareTable): Set<string> {
+  return codeSet(securities)
 }
 
 function concat(tables: readonly TushareTable[]): TushareTable {

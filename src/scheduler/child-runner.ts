@@ -17,7 +17,8 @@ export interface ChildJobContext {
 
 /**
  * The settings a job process needs, as environment variables, so it sees exactly what this process sees:
- * `base` is this process's environment (from config.ts), less the scheduler's own XXLJOB_ keys.
+ * `base` is this process's environment (from config.ts), less the scheduler's own XXLJOB_ keys and less
+ * TUSHARE_TOKEN: only a process that syncs gets the token (`syncEnvironment`), not build, plan or push-pool.
  */
 export function jobEnvironment(
   config: Config,
@@ -37,10 +38,15 @@ export function jobEnvironment(
   }
   if (config.poolPushUrl) env.POOL_PUSH_URL = config.poolPushUrl
   if (codeCommit) env.STOCKPLAN_COMMIT = codeCommit
-  if (config.tushare.token) env.TUSHARE_TOKEN = config.tushare.token
   env.TUSHARE_URL = config.tushare.url
+  delete env.TUSHARE_TOKEN
   for (const key of Object.keys(env)) if (key.startsWith('XXLJOB_')) delete env[key]
   return env
+}
+
+/** A job environment for a process that syncs from tushare (`sync`, and `chain`, which syncs first). */
+export function syncEnvironment(config: Config, jobEnv: Record<string, string>): Record<string, string> {
+  return config.tushare.token ? { ...jobEnv, TUSHARE_TOKEN: config.tushare.token } : jobEnv
 }
 
 /** Splits a stream into lines and hands each whole line on; the tail waits for the rest of its line. */

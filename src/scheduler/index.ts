@@ -1,6 +1,6 @@
 /** The XXL-JOB executor: `createXxlJobExecutor(deps)` gives the Fastify plugin (mount under `/api/v1/xxljob`) and its lifecycle. */
 
-export { type ChildJobContext, jobEnvironment, runCliJob } from './child-runner.js'
+export { type ChildJobContext, jobEnvironment, runCliJob, syncEnvironment } from './child-runner.js'
 export {
   DEFAULT_TIMING,
   type ExecutorStatus,

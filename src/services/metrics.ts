@@ -1,4 +1,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
+import type { Skill } from '../domain/skill.js'
+import { registerOperationalMetrics } from './operational-metrics.js'
+import type { OperationalReadings } from './operational-readings.js'
 import type { PlanObserver } from './plan.service.js'
 import { registerRequestMetrics } from './request-metrics.js'
 
@@ -17,6 +20,13 @@ export interface Metrics {
   planHitLane(): void
   /** Where the callback outbox depth and queue sizes are read from at scrape time. */
   setSchedulerStatus(read: () => Promise<SchedulerStatus>): void
+  /** Where the plan, chain, sync, outbox, store and skill gauges are read from at scrape time. */
+  setOperationalSource(source: OperationalSource): void
+}
+
+export interface OperationalSource {
+  readonly readings: () => Promise<OperationalReadings>
+  readonly skill: () => Skill
 }
 
 /** One registry per process (or per test app): request, plan cache/source, assembly, chain and outbox metrics. */
@@ -89,6 +99,14 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
       this.set({ state: 'queued' }, status?.queued ?? 0)
     },
   })
+  let operational: OperationalSource | undefined
+  registerOperationalMetrics(registry, () => operational)
+  const fallbacks = new Counter({
+    name: 'stockplan_plan_snapshot_fallbacks_total',
+    help: "Plans assembled live because the day's snapshot was missing or unusable (snapshot mode on)",
+    registers: [registry],
+  })
+  fallbacks.inc(0)
   // label sets bound once (two possible values each)
   const sourceBy = { snapshot: source.labels({ source: 'snapshot' }), live: source.labels({ source: 'live' }) }
   for (const bound of [sourceBy.snapshot, sourceBy.live]) bound.inc(0)
@@ -100,6 +118,7 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
       },
       source: (s) => sourceBy[s].inc(),
       liveAssembly: (seconds) => assembly.observe(seconds),
+      snapshotFallback: () => fallbacks.inc(),
     },
     observeRequest,
     chainRun: (result) => chains.inc({ result }),
@@ -108,6 +127,9 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
     },
     setSchedulerStatus(read) {
       schedulerStatus = read
+    },
+    setOperationalSource(source) {
+      operational = source
     },
   }
 }

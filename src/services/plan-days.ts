@@ -15,6 +15,8 @@ export interface PlanObserver {
   cache(result: 'hit' | 'miss'): void
   source(source: PlanSource): void
   liveAssembly(seconds: number): void
+  /** A plan assembled live because snapshot mode is on and the day's snapshot was missing or unusable. */
+  snapshotFallback?(): void
 }
 
 const NO_FILE: SnapshotRead = { ok: false, reason: 'missing' }
@@ -105,7 +107,10 @@ export function createPlanDays(deps: PlanDaysDeps) {
           'PlanNotFound',
           `no plan for ${date}: the tier table has no rows for that date (run the day's build first)`,
         )
-      if (unusable !== undefined) log.warn({ date, reason: unusable }, 'snapshot unusable, assembling the plan live')
+      if (unusable !== undefined) {
+        log.warn({ date, reason: unusable }, 'snapshot unusable, assembling the plan live')
+        deps.observe?.snapshotFallback?.()
+      }
       return { date, full, source: 'live', snapshot, stamp, checkedAt: deps.now() }
     },
 

@@ -10,6 +10,7 @@ import * as conceptBoards from './migrations/0014-concept-boards.js'
 import * as planDayStats from './migrations/0015-plan-day-stats.js'
 import * as dateSets from './migrations/0016-date-sets.js'
 import * as signalDefinitions from './migrations/0017-signal-definitions.js'
+import * as syncIncompleteDays from './migrations/0018-sync-incomplete-days.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations are frozen in time and typed against no schema (kysely's advice)
 type AnyDb = Kysely<any>
@@ -25,6 +26,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0015-plan-day-stats': planDayStats,
   '0016-date-sets': dateSets,
   '0017-signal-definitions': signalDefinitions,
+  '0018-sync-incomplete-days': syncIncompleteDays,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }

@@ -15,8 +15,10 @@
  * - is_st comes from st_periods (namechange names with ST, stock_st days) for every bar the bundle touches.
  * - Concept boards: ths_index rows become concept_boards; each ths_member row a theme_edges row with the board's
  *   name as theme, segment CONCEPT_SEGMENT, weight 1 (tushare's `weight` is not filled), valid from `in_date`
- *   (none: always) through `out_date` (none: still a member). A member tushare marks gone (`is_new` N) without an
- *   `out_date` has no dates to place it in time and is skipped, as is a member of a board no ths_index names.
+ *   (none: the day the answer was taken on, or the start of the open edge already stored) through `out_date`
+ *   (none: still a member); an open edge of a board the file answers whose member is no longer in it is closed the
+ *   day before. A member tushare marks gone (`is_new` N) without an `out_date` has no dates to place it in time and
+ *   is skipped, as is a member of a board no ths_index names.
  *   ths_daily rows become concept_bars.
  */
 import type pg from 'pg'
@@ -537,16 +539,25 @@ export async function mergeThsIndex(client: pg.PoolClient, s: StagedFile): Promi
   )
 }
 
+/**
+ * The day a membership answer was taken on: the store's last bar date after the bundle's bars (the sync imports
+ * the members with its first day), else today. A member tushare gives no `in_date` is valid from it.
+ */
+const SEEN_ON = `(select coalesce((select max(trade_date) from daily_bars), current_date) as d)`
+
 export async function mergeThsMember(client: pg.PoolClient, s: StagedFile): Promise<MergeCounts> {
   const table = ident(s.name)
   const outDate = column(s, 'out_date', 'date', 'm')
   const placed = `(${column(s, 'is_new', 'text', 'm')} is distinct from 'N' or ${outDate} is not null)`
+  // without in_date: the start of the open edge already stored, else the day this answer was taken on
+  const validFrom = `coalesce(${column(s, 'in_date', 'date', 'm')},
+    (select min(e.valid_from) from theme_edges e where e.theme = b.name and e.segment = $1 and e.code = m.code
+       and e.valid_to is null), seen.d)`
   const counts = await counted(
     client,
     `insert into theme_edges (theme, segment, code, weight, evidence, track, valid_from, valid_to)
-     select distinct on (b.name, m.code, valid_from) b.name, $1, m.code, 1, $2, '',
-       coalesce(${column(s, 'in_date', 'date', 'm')}, '-infinity'::date) as valid_from, ${outDate}
-     from ${table} m join concept_boards b on b.code = m.ts_code
+     select distinct on (b.name, m.code, valid_from) b.name, $1, m.code, 1, $2, '', ${validFrom} as valid_from, ${outDate}
+     from ${table} m join concept_boards b on b.code = m.ts_code cross join ${SEEN_ON} seen
      where ${placed}
      order by b.name, m.code, valid_from, m.line desc
      on conflict (theme, segment, code, valid_from) do update set valid_to = excluded.valid_to,
@@ -555,14 +566,35 @@ export async function mergeThsMember(client: pg.PoolClient, s: StagedFile): Prom
          is distinct from (excluded.valid_to, excluded.evidence, excluded.weight)`,
     [CONCEPT_SEGMENT, CONCEPT_EVIDENCE],
   )
+  // a member gone from its board's answer is closed the day before the answer that lacks it (boards answered only)
+  const gone = `from theme_edges e, ${SEEN_ON} seen
+     where e.segment = $1 and e.valid_to is null
+       and e.theme in (select b.name from concept_boards b where b.code in (select ts_code from ${table}))
+       and not exists (select from ${table} m join concept_boards b on b.code = m.ts_code
+                       where b.name = e.theme and m.code = e.code and ${placed})`
+  await client.query(
+    `delete from theme_edges t using (select e.theme, e.code, e.valid_from ${gone} and e.valid_from >= seen.d) x
+     where t.theme = x.theme and t.segment = $1 and t.code = x.code and t.valid_from = x.valid_from`,
+    [CONCEPT_SEGMENT],
+  )
+  const closed =
+    (
+      await client.query(
+        `update theme_edges t set valid_to = x.d - 1
+         from (select e.theme, e.code, e.valid_from, seen.d ${gone}) x
+         where t.theme = x.theme and t.segment = $1 and t.code = x.code and t.valid_from = x.valid_from`,
+        [CONCEPT_SEGMENT],
+      )
+    ).rowCount ?? 0
   const { rows } = await client.query<{ n: number }>(
     `select count(*)::int as n from ${table} m
      where not ${placed} or not exists (select from concept_boards b where b.code = m.ts_code)`,
   )
   const skipped = rows[0]?.n ?? 0
+  const withClosed = { ...counts, updated: counts.updated + closed }
   return skipped === 0
-    ? counts
-    : { ...counts, skipped, skippedWhy: 'members gone without an out_date, or of a board ths_index does not name' }
+    ? withClosed
+    : { ...withClosed, skipped, skippedWhy: 'members gone without an out_date, or of a board ths_index does not name' }
 }
 
 export async function mergeThsDaily(client: pg.PoolClient, s: StagedFile): Promise<MergeCounts> {

@@ -561,7 +561,9 @@ describe('plan viewer in a real browser', () => {
       trs.map((tr) => [...tr.children].slice(1).map((td) => td.textContent ?? '')),
     )
     expect(csv[0]).toEqual(header.slice(1).map((h) => h.replace(/ [↑↓]$/, '')))
-    expect(csv.slice(1).map((r) => r.slice(0, -1))).toEqual(cells.map((r) => r.slice(0, -1)))
+    // a cell that begins like a formula (the delta column's `=`) is exported behind an apostrophe (csvText)
+    const asShown = (cell: string): string => cell.replace(/^'(?=[=+\-@\t\r])/, '')
+    expect(csv.slice(1).map((r) => r.slice(0, -1).map(asShown))).toEqual(cells.map((r) => r.slice(0, -1)))
     // the verdict column is exported in words, as the badges read
     expect(csv.slice(1).map((r) => r.at(-1))).toEqual(
       await rows.evaluateAll((trs) =>

@@ -28,6 +28,16 @@ function send(base: string, method: string, path: string): Promise<Answer> {
   })
 }
 
+const HEADERS = [
+  'content-type',
+  'content-length',
+  'connection',
+  'keep-alive',
+  'x-content-type-options',
+  'cache-control',
+  'etag',
+]
+
 const PLAN_LINE_FIELDS = [
   'reqId',
   'client',
@@ -96,8 +106,7 @@ describe('cached GET /plan answered before routing (the plan hit lane)', () => {
     for (const answer of answers.slice(1)) {
       expect(answer.status).toBe(200)
       expect(answer.body.equals(answers[0]!.body)).toBe(true)
-      for (const header of ['content-type', 'content-length', 'connection', 'keep-alive', 'x-content-type-options'])
-        expect(answer.headers[header], header).toBe(answers[0]!.headers[header])
+      for (const header of HEADERS) expect(answer.headers[header], header).toBe(answers[0]!.headers[header])
     }
     expect(JSON.parse(answers[0]!.body.toString())).toMatchObject({
       main: expect.any(Array),

@@ -2,6 +2,7 @@ import { chmod, readFile, rm, writeFile } from 'node:fs/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ServiceOptions } from '../../src/compose.js'
 import { PlanSchema } from '../../src/http/schemas/plan.schema.js'
+import { createMetrics } from '../../src/services/metrics.js'
 import { PLAN_CACHE_MAX } from '../../src/services/plan.service.js'
 import { buildTestApp, type TestApp } from '../support/app.js'
 import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
@@ -220,10 +221,14 @@ describe('GET /plan and POST /plan/refresh on the demo market', () => {
     ],
     ['unreadable', (f: string) => chmod(f, 0o000), /unreadable|corrupt/],
   ])('falls back to live assembly with a warning when the snapshot is %s', async (_name, spoil, reason) => {
-    const { app: server, captured } = await app({}, true)
+    const metrics = createMetrics({ defaults: false })
+    const { app: server, captured } = await app({}, true, { observe: metrics.plan })
+    const fallbacks = async () =>
+      Number(/^stockplan_plan_snapshot_fallbacks_total (\S+)$/m.exec(await metrics.registry.metrics())?.[1])
     const file = demo.services.files.snapshotPath(latest)
     const saved = await readFile(file, 'utf8')
     try {
+      expect(await fallbacks()).toBe(0)
       await spoil(file, saved)
       const res = await server.inject('/plan?nocache=1')
       expect(res.statusCode).toBe(200)
@@ -233,6 +238,7 @@ describe('GET /plan and POST /plan/refresh on the demo market', () => {
         expect(res.json().plan_source).toBe('live')
         expect(String(warning?.reason)).toMatch(reason)
         expect(warning?.reqId, 'the warning names the request').toBeDefined()
+        expect(await fallbacks(), 'counted in /metrics as a snapshot fallback').toBe(1)
       }
     } finally {
       await chmod(file, 0o644)

@@ -9,6 +9,7 @@ import { silentProgress } from '../../src/jobs/progress.js'
 import { runSync, type SyncArgs } from '../../src/jobs/sync.job.js'
 import type { Logger } from '../../src/logger.js'
 import { createImportStore } from '../../src/storage/import.repository.js'
+import { createSyncGapsRepository } from '../../src/storage/sync-gaps.repository.js'
 import { captureLog } from '../support/log-capture.js'
 import { rows } from '../support/queries.js'
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
@@ -96,7 +97,7 @@ interface Harness {
   sync(args: SyncArgs, signal?: AbortSignal): ReturnType<typeof runSync>
 }
 
-function harness(t: TestDatabase, standIn: TushareStandIn, log: Logger, today = TO): Harness {
+function harness(t: TestDatabase, standIn: TushareStandIn | { url: string }, log: Logger, today = TO): Harness {
   const waits: number[] = []
   let clock = 0
   const client = createTushareClient({
@@ -111,7 +112,9 @@ function harness(t: TestDatabase, standIn: TushareStandIn, log: Logger, today = 
       clock += ms
     },
     log,
-    pageSize: 100,
+    callTimeoutMs: 10_000,
+    maxAnswerBytes: 16 * 1024 * 1024,
+    maxPages: 50,
   })
   return {
     waits,
@@ -133,6 +136,8 @@ function harness(t: TestDatabase, standIn: TushareStandIn, log: Logger, today = 
           log,
           progress: silentProgress,
           benchmark: '000300.SH',
+          gaps: createSyncGapsRepository(t.pool),
+          reportWindowDays: 5,
         },
         args,
         signal,
@@ -151,7 +156,8 @@ describe('stockplan sync from a tushare stand-in', () => {
 
   beforeAll(async () => {
     fixture = await fixtureBundle()
-    standIn = await startTushareStandIn(fixture)
+    // a tushare that fills the members' dates, as the bundle has them
+    standIn = await startTushareStandIn(fixture, 100, { memberDates: true })
     ;[synced, imported] = await Promise.all([createTestDatabase(), createTestDatabase()])
     bundle = await bundleOfRange(fixture)
     await importDirectory(
@@ -294,8 +300,9 @@ describe('stockplan sync from a tushare stand-in', () => {
       // the rest of the week: the restatement of the 24th joins the first version, it does not replace it
       const rest = await harness(store, standIn, captured.log, '2024-04-25').sync({})
       expect(rest.days).toEqual(['2024-04-23', '2024-04-24', '2024-04-25'])
-      // a run that continues the store asks one call per calendar day since its last bar
-      expect(rest.calls.fina_indicator_vip).toBe(3)
+      // a run that continues the store asks one call per calendar day since its last bar, and again each calendar
+      // day from the 5th trading day before through its last bar (16th..22nd: reports tushare loaded late)
+      expect(rest.calls.fina_indicator_vip).toBe(3 + 7)
       expect(await snapshot(store)).toEqual(await importCut('20240425'))
       expect((await rows(store, FINANCIALS)).filter((r) => r.code === '600519.SH')).toEqual([
         { code: '600519.SH', end_date: '2023-12-31', ann_date: '2024-04-03', roe: 0.3419 },

@@ -478,8 +478,11 @@ describe('a build on the tushare bundle', () => {
     expect((await boardMembers('2024-02-01')).codes).toEqual(['300750.SZ', '688981.SH'])
     expect((await boardMembers('2024-02-29')).codes).toEqual(['300750.SZ', '688981.SH'])
     expect((await boardMembers('2024-03-01')).codes).toEqual(['601318.SH', '688981.SH'])
-    // the member tushare marks gone without an out_date is in no build
-    const edges = await services.market.edges(['000001.SZ'], '2024-03-01')
+    // the member tushare marks gone without an out_date is in no build; the one without an in_date (数字货币) is
+    // valid from the day the list was taken (the bundle's last bar date), not before (issue 39)
+    const last = (await services.market.latestBarDate())!
+    expect((await services.market.edges(['000001.SZ'], '2024-03-01')).map((e) => e.theme)).toEqual([])
+    const edges = await services.market.edges(['000001.SZ'], last)
     expect(edges.map((e) => [e.theme, e.segment, e.evidence])).toEqual([
       ['数字货币', CONCEPT_SEGMENT, CONCEPT_EVIDENCE],
     ])

@@ -73,4 +73,24 @@ describe('security headers on the viewer page', () => {
       expect(res.headers['x-content-type-options'], url).toBe('nosniff')
     }
   })
+
+  it('serves every module the page imports, from the entry down, each preloaded by the page', async () => {
+    const page = (await app.inject('/')).body
+    const preloaded = new Set([...page.matchAll(/<link rel="modulepreload" href="([^"]+)">/g)].map((m) => m[1]))
+    const seen = new Set<string>()
+    const pending = ['/viewer.js']
+    while (pending.length > 0) {
+      const url = pending.pop()!
+      if (seen.has(url)) continue
+      seen.add(url)
+      const res = await app.inject(url)
+      expect(res.statusCode, url).toBe(200)
+      expect(res.headers['content-type'], url).toBe('text/javascript; charset=utf-8')
+      expect(res.headers['x-content-type-options'], url).toBe('nosniff')
+      for (const [, imported] of res.body.matchAll(/^import\s[^;]*?\sfrom '([^']+)'$/gm)) pending.push(imported!)
+    }
+    // the entry and its helpers: more than the one file it was
+    expect(seen.size).toBeGreaterThan(10)
+    expect(new Set([...seen].filter((u) => u !== '/viewer.js'))).toEqual(preloaded)
+  })
 })

@@ -18,9 +18,18 @@ export const listeningUrl = (output: string): string | undefined => LISTENING.ex
  * (PORT=0) and the URL is read from its "listening" line: a port picked free beforehand could be taken by another
  * process's connection during the seconds the server takes to start.
  */
-export async function startServerProcess(env: Record<string, string>, timeoutMs = 60_000): Promise<ServerProcess> {
+export async function startServerProcess(
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+  options: { descriptorLimit?: number } = {},
+): Promise<ServerProcess> {
   let output = ''
-  const child = spawn(process.execPath, ['bin/stockplan.js', 'serve'], {
+  // with a descriptor limit, bash sets it (`ulimit -n`, soft and hard) and then becomes node
+  const [command, args] =
+    options.descriptorLimit === undefined
+      ? [process.execPath, ['bin/stockplan.js', 'serve']]
+      : ['bash', ['-c', `ulimit -n ${options.descriptorLimit} && exec "$0" bin/stockplan.js serve`, process.execPath]]
+  const child = spawn(command, args, {
     env: { ...process.env, LOG_LEVEL: 'info', DATABASE_URL: '', HOST: '127.0.0.1', PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })

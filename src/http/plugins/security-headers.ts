@@ -1,9 +1,14 @@
 import type { FastifyInstance } from 'fastify'
 
-/** `nosniff` on every answer: a JSON body (which may quote a caller's text) is never run as a script or page. */
+/**
+ * `nosniff` on every answer: a JSON body (which may quote a caller's text) is never run as a script or page. And
+ * `Cache-Control: no-store` on every answer that does not choose its own (the plan, the viewer's pages): health,
+ * lookups, errors and writes are answers of the moment, which no proxy between the service and the PMS may replay.
+ */
 export function installSecurityHeaders(app: FastifyInstance): void {
   app.addHook('onSend', async (_req, reply, payload) => {
     reply.header('x-content-type-options', 'nosniff')
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store')
     return payload
   })
 }

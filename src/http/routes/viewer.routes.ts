@@ -29,6 +29,35 @@ const HTML_CSP = [
   "frame-ancestors 'none'",
 ].join('; ')
 
+/** The viewer's ES modules: `viewer.js` is the entry page.html loads; the others are the panels and helpers. */
+const VIEWER_MODULES = [
+  'viewer.js',
+  'dom.js',
+  'state.js',
+  'i18n.js',
+  'rules.js',
+  'table.js',
+  'score-words.js',
+  'page-text.js',
+  'plan-loader.js',
+  'plan-summary.js',
+  'plan-columns.js',
+  'plan-filters.js',
+  'plan-export.js',
+  'plan-tables.js',
+  'changes.js',
+  'lookup.js',
+  'stock-panel.js',
+  'stock-chart.js',
+]
+
+/** One `modulepreload` per module and `/vocabulary.js`: the browser fetches them all at once, not import by import. */
+function modulePreloads(): string {
+  return [...VIEWER_MODULES.slice(1), 'vocabulary.js']
+    .map((f) => `<link rel="modulepreload" href="/${f}">`)
+    .join('\n  ')
+}
+
 const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c)
 
@@ -46,13 +75,11 @@ const viewerRoutes: FastifyPluginAsync<ViewerDeps> = async (app, deps) => {
   const [template, style, icon] = await Promise.all(
     ['page.html', 'viewer.css', 'favicon.svg'].map((f) => readFile(`${dir}${f}`, 'utf8')),
   )
-  // the page's modules; the track record page imports i18n.js too
-  const modules = await Promise.all(
-    ['viewer.js', 'i18n.js', 'rules.js', 'table.js', 'stock-chart.js'].map(
-      async (f) => [f, await readFile(`${dir}${f}`, 'utf8')] as const,
-    ),
-  )
-  const page = template!.replaceAll('{{version}}', escapeHtml(deps.version))
+  // the page's modules, read once here and served from memory; the track record page imports i18n.js too
+  const modules = await Promise.all(VIEWER_MODULES.map(async (f) => [f, await readFile(`${dir}${f}`, 'utf8')] as const))
+  const page = template!
+    .replaceAll('{{version}}', escapeHtml(deps.version))
+    .replace('{{module-preloads}}', modulePreloads())
   // the one vocabulary (also the Markdown plan's), as the module both pages import
   const vocabulary = `export const VOCABULARY = ${JSON.stringify(VOCABULARY)}\n`
 

@@ -32,12 +32,26 @@ export function matchesFilter(fields, query) {
   return words.every((w) => hay.includes(w))
 }
 
-const quote = (cell) => {
+// a number as the table shows it: -1.25, +2.35%, 1e-3 (a spreadsheet reads these as numbers, and runs nothing)
+const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?%?$/
+// what a spreadsheet may take as the start of a formula (OWASP's CSV injection guidance)
+const FORMULA_START = /^[=+\-@\t\r]/
+
+/**
+ * A cell as a spreadsheet should open it: as data. Text that begins like a formula (`=`, `+`, `-`, `@`, a tab, a
+ * carriage return) gets a leading apostrophe, so Excel and WPS show it instead of running it; a number stays as is.
+ */
+export function inertCell(cell) {
   const text = String(cell ?? '')
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text
+  return typeof cell !== 'number' && FORMULA_START.test(text) && !NUMBER.test(text) ? `'${text}` : text
 }
 
-/** RFC 4180 CSV with a UTF-8 byte-order mark and CRLF line ends: Excel then reads Chinese text correctly. */
+const quote = (text) => (/[",\r\n\t]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text)
+
+/**
+ * RFC 4180 CSV with a UTF-8 byte-order mark and CRLF line ends: Excel then reads Chinese text correctly. Every cell
+ * is made inert first (`inertCell`): a name or theme from an imported file may be a formula.
+ */
 export function csvText(header, rows) {
-  return `\uFEFF${[header, ...rows].map((r) => r.map(quote).join(',')).join('\r\n')}\r\n`
+  return `\uFEFF${[header, ...rows].map((r) => r.map((cell) => quote(inertCell(cell))).join(',')).join('\r\n')}\r\n`
 }

@@ -1,5 +1,6 @@
 /** A CSV file read chunk by chunk: the caller pulls one chunk at a time and gets its records through a sink. */
-import { createReadStream, type ReadStream } from 'node:fs'
+import type { ReadStream } from 'node:fs'
+import type { FileHandle } from 'node:fs/promises'
 import { TextDecoder } from 'node:util'
 import { throwIfAborted } from '../job.js'
 import type { Progress } from '../progress.js'
@@ -36,10 +37,11 @@ export class CsvFile {
   readonly #progress: Progress
   #ended = false
 
-  constructor(file: string, signal: AbortSignal, progress: Progress, encoding: CsvEncoding = 'utf8') {
+  /** Reads from `handle` (opened by `openBundleFile`) and closes it. */
+  constructor(handle: FileHandle, signal: AbortSignal, progress: Progress, encoding: CsvEncoding = 'utf8') {
     this.#encoding = encoding
     this.#decoder = new TextDecoder(encoding, { fatal: true })
-    this.#stream = createReadStream(file, { highWaterMark: CHUNK_BYTES })
+    this.#stream = handle.createReadStream({ highWaterMark: CHUNK_BYTES })
     this.#chunks = (this.#stream as AsyncIterable<Buffer>)[Symbol.asyncIterator]()
     this.#signal = signal
     this.#progress = progress

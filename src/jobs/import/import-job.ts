@@ -17,6 +17,7 @@ import type { MergeCounts, StagedFile } from '../../storage/tushare-merge.js'
 import { throwIfAborted } from '../job.js'
 import type { Progress } from '../progress.js'
 import { barsByCopyFits, loadBarsByCopy } from './bars-by-copy.js'
+import { bundleFileSize, openBundleFile } from './bundle-file.js'
 import { type CsvEncoding, CsvEncodingError, CsvFile } from './csv-file.js'
 import { type CsvRecord, CsvSyntaxError, type RecordSink } from './csv-reader.js'
 import { planRows, RowError } from './row-parser.js'
@@ -115,8 +116,8 @@ export async function importDirectory(deps: ImportDeps, args: ImportArgs, signal
   const present: PresentFile[] = []
   for (const spec of specs) {
     const file = path.join(args.dir, spec.file)
-    const info = await stat(file).catch(() => undefined)
-    if (info?.isFile()) present.push({ spec, path: file, size: info.size })
+    const size = await bundleFileSize(file)
+    if (size !== undefined) present.push({ spec, path: file, size })
   }
   const encoding = args.encoding ?? 'utf8'
   const warnings: string[] = []
@@ -383,7 +384,7 @@ async function stageFile(
     deps.log.info({ file: name, why: outcome.why }, 'staging the file row by row')
   }
   deps.progress.start(name, file.size, 'bytes')
-  const input = new CsvFile(file.path, signal, deps.progress, encoding)
+  const input = new CsvFile(await openBundleFile(file.path), signal, deps.progress, encoding)
   try {
     // the header, and the records that came with it in the first chunk
     let header: CsvRecord | undefined

@@ -53,6 +53,20 @@ function quoted(columns: Iterable<string>): string {
   return [...columns].map((c) => `"${c}"`).join(', ')
 }
 
+const PLAIN_IDENTIFIER = /^[a-z_][a-z0-9_]{0,63}$/
+
+/**
+ * Header cells the spec does not know, as an error shows them: a plain identifier by name, anything else only by
+ * its position. A file's first line may be anything at all (a secret, a stranger's text): it is never echoed.
+ */
+function shownUnknown(names: readonly string[], unknown: (name: string) => boolean): string {
+  return names
+    .map((name, i) => ({ name, i }))
+    .filter(({ name }) => unknown(name))
+    .map(({ name, i }) => (PLAIN_IDENTIFIER.test(name) ? `"${name}"` : `column ${i + 1} (not a plain name)`))
+    .join(', ')
+}
+
 /** The power of ten a factor is, so units shift the decimal exponent instead of rounding through a float. */
 function exponentOf(factor: number): number | undefined {
   const exponent = Math.round(Math.log10(factor))
@@ -193,7 +207,8 @@ export function planRows(spec: FileSpec, header: readonly string[]): RowPlan {
     const unknown = names.filter((name) => !bySource.has(name))
     if (unknown.length > 0) {
       const expected = [...bySource.keys()].join(', ')
-      fail(`unknown column${unknown.length > 1 ? 's' : ''} ${quoted(unknown)}; ${spec.file} takes ${expected}`)
+      const shown = shownUnknown(names, (name) => !bySource.has(name))
+      fail(`unknown column${unknown.length > 1 ? 's' : ''} ${shown}; ${spec.file} takes ${expected}`)
     }
   }
   const missing = spec.columns.filter((c) => c.required && !names.includes(sourceOf(c) ?? ''))

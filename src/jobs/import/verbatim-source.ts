@@ -5,11 +5,10 @@
  * would read otherwise than the CsvReader (quotes, CR, backslash). The first record that fails stops the bytes:
  * the file is then staged row by row, which names the line and the reason.
  */
-import { createReadStream } from 'node:fs'
-import { open } from 'node:fs/promises'
 import { TextDecoder } from 'node:util'
 import { throwIfAborted } from '../job.js'
 import type { Progress } from '../progress.js'
+import { openBundleFile } from './bundle-file.js'
 
 const CHUNK_BYTES = 1 << 20
 
@@ -42,7 +41,7 @@ export interface VerbatimHeader {
 
 /** The header record, when it is line 1 and ends within the first chunk; undefined otherwise. */
 export async function readVerbatimHeader(file: string): Promise<VerbatimHeader | undefined> {
-  const handle = await open(file, 'r')
+  const handle = await openBundleFile(file)
   try {
     const buffer = Buffer.alloc(CHUNK_BYTES)
     const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, 0)
@@ -78,7 +77,7 @@ export function verbatimData(
 ): VerbatimData {
   let plain = true
   async function* chunks(): AsyncGenerator<Buffer> {
-    const stream = createReadStream(file, { start, highWaterMark: CHUNK_BYTES })
+    const stream = (await openBundleFile(file)).createReadStream({ start, highWaterMark: CHUNK_BYTES })
     const check = new RecordCheck(rules)
     try {
       for await (const chunk of stream as AsyncIterable<Buffer>) {
