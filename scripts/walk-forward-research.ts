@@ -4,12 +4,12 @@
  * (entry at the T+1 open, exit at the T+h close) instead of the store. For trying a rule before a replay through
  * the service; the figures of record come from `stockplan replay` + `stockplan evaluate`.
  *
- *   npx tsx scripts/walk-forward-research.ts --dir BUNDLE --from 2024-05-06 [--to D]
+ *   npx tsx scripts/walk-forward-research.ts --dir BUNDLE --from 2024-05-06 [--to D] [--plan PLAN.json]
  *
  * Simplifications against the service: no limit-up-at-the-open check at entry, themes, reports and valuations
  * absent (a bars-only bundle), the regime never weak, and every stock's listing date the bundle's.
  */
-import { createReadStream } from 'node:fs'
+import { createReadStream, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import readline from 'node:readline'
 import { parseArgs } from 'node:util'
@@ -17,10 +17,11 @@ import { type BarSeries, scoreDay } from '../src/domain/scoring.js'
 import { outcomeColumns, signalIcs } from '../src/domain/signal-ic.js'
 import { learnWeights, type SignalIcDay, WEIGHT_RULES } from '../src/domain/signal-weights.js'
 import { SIGNAL_WINDOWS, type SignalValues } from '../src/domain/signals.js'
-import { spearman } from '../src/domain/track-stats.js'
+import { isEligible } from '../src/domain/tiers.js'
+import { longRunVariance, spearman } from '../src/domain/track-stats.js'
 
 const { values } = parseArgs({
-  options: { dir: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' } },
+  options: { dir: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, plan: { type: 'string' } },
 })
 if (!values.dir || !values.from) throw new Error('usage: --dir BUNDLE --from YYYY-MM-DD [--to YYYY-MM-DD]')
 const iso = (d: string) => `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6, 8)}`
@@ -100,6 +101,7 @@ function window(code: string, b: Bars, from: string, to: string): BarSeries | nu
     adjFactor: new Array(end - start).fill(1),
     amount: b.amount.slice(start, end),
     volume: b.volume.slice(start, end),
+    intraday: b.close.slice(start, end).map((c, i) => c / b.open[start + i]!),
     suspended: new Array(end - start).fill(false),
     preClose: b.preClose[end - 1] ?? null,
     isSt: false,
@@ -107,6 +109,15 @@ function window(code: string, b: Bars, from: string, to: string): BarSeries | nu
     high: b.high[end - 1]!,
     low: b.low[end - 1]!,
   }
+}
+
+/** Open of T+1 to open of T+2: the first day of a holding bought at T+1's open (the book proxy). */
+function openToOpen(code: string, t: number): number | null {
+  const b = byCode.get(code)!
+  const at = position.get(code)!
+  const entry = at.get(calendar[t + 1]!)
+  const exit = at.get(calendar[t + 2]!)
+  return entry === undefined || exit === undefined ? null : b.open[exit]! / b.open[entry]! - 1
 }
 
 function forward(code: string, t: number, h: number): number | null {
@@ -134,6 +145,12 @@ const report: Array<{
 }> = []
 const started = performance.now()
 const quintiles: Array<Array<number | null>> = []
+// the book proxy (until simulateBook): each day's main held from T+1's open to T+2's open against T's investable
+// universe (eligible: traded, 20-day amount >= 50 M, listed >= 60 days, not ST), costs per unit of one-sided turnover
+const COST = Number(process.env.BOOK_COST ?? 0.0033)
+const book: Array<{ gross: number; net: number; turnover: number }> = []
+/** Each plan day's main in rank order (--plan FILE: a book simulation can replay them without scoring again). */
+const plan: Array<{ date: string; main: string[] }> = []
 for (let t = first; t <= last - H; t++) {
   const date = calendar[t]!
   while (pending.length > 0 && pending[0]!.t + H <= t) {
@@ -172,6 +189,16 @@ for (let t = first; t <= last - H; t++) {
   })
   const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null)
   const mainSet = new Set(main)
+  plan.push({ date, main })
+  const oneDay = (rows: typeof day.rows) =>
+    mean(rows.map((r) => openToOpen(r.code, t)).filter((v): v is number => v !== null))
+  const universeDay = oneDay(day.rows.filter(isEligible))
+  const mainDay = oneDay(day.rows.filter((r) => r.tier === 'main'))
+  if (universeDay !== null) {
+    const changed = main.filter((c) => !previousMain.has(c)).length / 20
+    const gross = (mainDay ?? universeDay) - universeDay
+    book.push({ gross, net: gross - changed * COST, turnover: changed })
+  }
   const turnover = main.length ? main.filter((c) => !previousMain.has(c)).length / main.length : 0
   const sorted = [...scored].sort((a, b) => a.score - b.score)
   const q = (k: number) =>
@@ -200,6 +227,26 @@ for (let t = first; t <= last - H; t++) {
     process.stderr.write(`${date} (${((performance.now() - started) / 1000).toFixed(0)} s) main ${main.length}; ${w}\n`)
   }
 }
+function bookSummary() {
+  const stat = (xs: number[]) => {
+    const m = xs.reduce((a, b) => a + b, 0) / xs.length
+    const sd = Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / (xs.length - 1))
+    return { mean: m, t: m / Math.sqrt(longRunVariance(xs, 5) / xs.length), ir: (m / sd) * Math.sqrt(252) }
+  }
+  const gross = stat(book.map((d) => d.gross))
+  const net = stat(book.map((d) => d.net))
+  return {
+    days: book.length,
+    gross_excess_day: gross.mean,
+    gross_t: gross.t,
+    net_excess_day: net.mean,
+    net_t: net.t,
+    net_ir: net.ir,
+    turnover_day: book.reduce((a, d) => a + d.turnover, 0) / book.length,
+    cost_per_turnover: COST,
+  }
+}
+if (values.plan) writeFileSync(values.plan, JSON.stringify(plan))
 const ics = report.map((r) => r.ic).filter((v): v is number => v !== null)
 const icMean = ics.reduce((a, b) => a + b, 0) / ics.length
 const icSd = Math.sqrt(ics.reduce((a, b) => a + (b - icMean) ** 2, 0) / (ics.length - 1))
@@ -225,6 +272,9 @@ console.log(
       ),
       quintiles: [0, 1, 2, 3, 4].map((k) => quintiles.reduce((a, d) => a + (d[k] ?? 0), 0) / quintiles.length),
       main_turnover: report.reduce((a, r) => a + r.turnover, 0) / report.length,
+      main_filled: report.filter((r) => r.mainRet !== null).length / report.length,
+      ic_t_nw: icMean / Math.sqrt(longRunVariance(ics, H) / ics.length),
+      book: bookSummary(),
       seconds: (performance.now() - started) / 1000,
     },
     null,

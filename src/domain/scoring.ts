@@ -33,6 +33,8 @@ export interface BarSeries {
   readonly volume?: NumberColumn
   /** Turnover rate per day as a fraction, null (NaN in a typed column) where unknown. */
   readonly turnover?: OptionalColumn
+  /** Each bar's close over its own open (the intraday signal); absent = unknown. */
+  readonly intraday?: NumberColumn
   readonly preClose: number | null
   readonly isSt: boolean
   /** The last bar's open, high and low (tradability flags); absent = unknown. */

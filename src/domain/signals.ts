@@ -22,6 +22,11 @@ export const SIGNAL_NAMES = [
   'trend',
   'liquidity',
   'upside',
+  'max_return',
+  'intraday_return',
+  'amount_volatility',
+  'price_volume_corr',
+  'high_distance',
 ] as const
 
 export type SignalName = (typeof SIGNAL_NAMES)[number]
@@ -45,6 +50,11 @@ export const SIGNAL_DESCRIPTIONS: Readonly<Record<SignalName, string>> = Object.
   trend: 'MA20 over MA60 minus 1',
   liquidity: 'log 20-day mean traded value',
   upside: 'neutral valuation over price minus 1 (missing without a valuation)',
+  max_return: 'largest daily return of the last 20 (lottery demand: a high one is overpriced)',
+  intraday_return: "sum of the last 20 days' log returns from open to close (needs the bars' opens)",
+  amount_volatility: "standard deviation over mean of the last 20 days' traded value (erratic attention)",
+  price_volume_corr: "correlation of the last 20 closes with the same days' traded value",
+  high_distance: 'close over the highest close of the last 120 days minus 1 (how far below its high)',
 })
 
 /** Look-back lengths, in trading days. */
@@ -62,6 +72,8 @@ export const SIGNAL_WINDOWS = Object.freeze({
   maShort: 20,
   maLong: 60,
   amount: 20,
+  lottery: 20,
+  high: 120,
   /** The longest look-back: a build reads this many trading days of bars. */
   history: 121,
 })
@@ -81,6 +93,8 @@ export interface SignalBars {
   readonly suspended: FlagColumn
   readonly volume?: NumberColumn
   readonly turnover?: OptionalColumn
+  /** Each bar's close over its own open (no adjustment needed: both are the same day's prices); absent = unknown. */
+  readonly intraday?: NumberColumn
 }
 
 /** What a stock's signals read besides its bars, all as known at T (null: unknown). */
@@ -217,6 +231,68 @@ function residualSd(count: number, index: ReadonlyMap<string, number>): number |
   return sdOf(ys, m)
 }
 
+/** The last `days` traded bars' positions (oldest first), skipping suspended bars and NaN in `column`. */
+function tradedPositions(column: NumberColumn, suspended: FlagColumn, days: number): number[] {
+  const out: number[] = []
+  for (let i = column.length - 1; i >= 0 && out.length < days; i--)
+    if (!suspended[i] && Number.isFinite(column[i]!)) out.push(i)
+  return out.reverse()
+}
+
+/**
+ * The lottery and attention signals (issue 38: what the top of the investable names earns): the largest daily
+ * return, the open-to-close drift, how erratic the traded value is, whether price and traded value move together,
+ * and the distance below the recent high. Traded value, not volume, so a bonus issue inside the window changes none.
+ */
+function lotterySignals(bars: SignalBars, returns: number) {
+  const need = (W.lottery * 2) / 3
+  let max: number | null = null
+  if (returns >= need) {
+    max = Number.NEGATIVE_INFINITY
+    for (let i = 0; i < returns; i++) max = Math.max(max, scratch.returns[i]!)
+  }
+  let intraday: number | null = null
+  if (bars.intraday) {
+    const at = tradedPositions(bars.intraday, bars.suspended, W.lottery)
+    const valid = at.filter((i) => bars.intraday![i]! > 0)
+    if (valid.length >= need) intraday = valid.reduce((s, i) => s + Math.log(bars.intraday![i]!), 0)
+  }
+  const at = tradedPositions(bars.amount, bars.suspended, W.lottery)
+  let amountVolatility: number | null = null
+  let priceVolume: number | null = null
+  if (at.length >= need) {
+    const amounts = at.map((i) => bars.amount[i]!)
+    const m = meanOf(amounts)!
+    const sd = sdOf(amounts, amounts.length)
+    if (m > 0 && sd !== null) amountVolatility = sd / m
+    priceVolume = correlation(
+      at.map((i) => bars.close[i]!),
+      amounts,
+    )
+  }
+  const closes = tradedPositions(bars.close, bars.suspended, W.high)
+  let high = 0
+  for (const i of closes) high = Math.max(high, bars.close[i]!)
+  const last = bars.close[bars.close.length - 1]!
+  const highDistance =
+    closes.length >= need && high > 0 && !bars.suspended[bars.close.length - 1] ? last / high - 1 : null
+  return { max, intraday, amountVolatility, priceVolume, highDistance }
+}
+
+function correlation(xs: readonly number[], ys: readonly number[]): number | null {
+  const mx = meanOf(xs)!
+  const my = meanOf(ys)!
+  let sxy = 0
+  let sxx = 0
+  let syy = 0
+  for (let i = 0; i < xs.length; i++) {
+    sxy += (xs[i]! - mx) * (ys[i]! - my)
+    sxx += (xs[i]! - mx) ** 2
+    syy += (ys[i]! - my) ** 2
+  }
+  return sxx > 0 && syy > 0 ? sxy / Math.sqrt(sxx * syy) : null
+}
+
 const finite = (v: number | null | undefined): number | null =>
   v === null || v === undefined || !Number.isFinite(v) ? null : v
 
@@ -245,6 +321,7 @@ export function stockSignals(
   const volShort = volume.traded >= W.abnormalShort ? volume.short : null
   const returns20 = dailyReturns(bars, W.volatility)
   const volatility = returns20 >= (W.volatility * 2) / 3 ? sdOf(scratch.returns, returns20) : null
+  const lottery = lotterySignals(bars, returns20)
   const idioVolatility = residualSd(dailyReturns(bars, W.idioVolatility), indexReturns)
   const amount20 = tradedSum(bars.amount, bars.suspended, W.amount)
   const amount60 = tradedSum(bars.amount, bars.suspended, W.sizeProxy)
@@ -271,6 +348,11 @@ export function stockSignals(
     trend: ma20 !== null && ma60 !== null && ma60 > 0 ? ma20 / ma60 - 1 : null,
     liquidity: positive(amountMean20) === null ? null : Math.log(amountMean20!),
     upside: finite(facts.upside),
+    max_return: lottery.max,
+    intraday_return: lottery.intraday,
+    amount_volatility: lottery.amountVolatility,
+    price_volume_corr: lottery.priceVolume,
+    high_distance: lottery.highDistance,
   }
 }
 

@@ -793,6 +793,11 @@ const terms = {
       trend: 'Trend',
       liquidity: 'Liquidity',
       upside: 'Upside',
+      max_return: 'Largest daily return',
+      intraday_return: 'Intraday drift',
+      amount_volatility: 'Traded value volatility',
+      price_volume_corr: 'Price-volume correlation',
+      high_distance: 'Distance from the high',
     },
     signalTip: {
       reversal_5d: 'Minus the 5-day return (short-term reversal).',
@@ -811,6 +816,11 @@ const terms = {
       trend: 'MA20 over MA60, minus 1.',
       liquidity: 'Log of the 20-day mean traded value.',
       upside: 'Neutral valuation over the price, minus 1.',
+      max_return: 'Largest of the last 20 daily returns (a lottery-like jump).',
+      intraday_return: 'Sum of the last 20 days’ log returns from the open to the close.',
+      amount_volatility: 'Standard deviation over the mean of the last 20 days’ traded value.',
+      price_volume_corr: 'Correlation of the last 20 closes with the same days’ traded value.',
+      high_distance: 'Close over the highest close of the last 120 days, minus 1.',
     },
     glossary: [
       [
@@ -975,6 +985,11 @@ const terms = {
       trend: '趋势',
       liquidity: '流动性',
       upside: '估值空间',
+      max_return: '最大日收益',
+      intraday_return: '日内收益',
+      amount_volatility: '成交额波动',
+      price_volume_corr: '量价相关性',
+      high_distance: '距高点距离',
     },
     signalTip: {
       reversal_5d: '5 日涨幅的相反数（短期反转）。',
@@ -993,6 +1008,11 @@ const terms = {
       trend: '20 日均线与 60 日均线之比减 1。',
       liquidity: '20 日平均成交额的对数。',
       upside: '中性估值与股价之比减 1。',
+      max_return: '最近 20 个日收益率中的最大值（彩票式跳涨）。',
+      intraday_return: '最近 20 日开盘至收盘对数收益之和。',
+      amount_volatility: '最近 20 日成交额的标准差与均值之比。',
+      price_volume_corr: '最近 20 个收盘价与同日成交额的相关系数。',
+      high_distance: '收盘价与最近 120 日最高收盘价之比减 1。',
     },
     glossary: [
       ['热度', '题材的热度（0–100）：平滑后的新闻事件强度，与当日题材成分股上涨广度的结合。'],

@@ -63,6 +63,8 @@ interface CodeColumns {
   readonly open: Float64Array
   readonly high: Float64Array
   readonly low: Float64Array
+  /** Each bar's close over its open (NaN without an open): the same day's prices, so no adjustment applies. */
+  readonly intraday: Float64Array
 }
 
 interface SecurityFacts {
@@ -123,11 +125,13 @@ async function readColumns(db: Db, from: IsoDate, to: IsoDate) {
   const history = new Map<string, CodeColumns>()
   for (const r of rows) {
     const dates = datesOf.get(r.code)!
+    const close = doubles(r.close!)
+    const open = doubles(r.open!)
     history.set(r.code, {
       day: Int32Array.from(dates, (d) => dayIndex.get(d)!),
       dates: dates.map((d) => days[dayIndex.get(d)!]!),
       barAt: barIndex(dates, dayIndex, days.length),
-      close: doubles(r.close!),
+      close,
       adj: doubles(r.adj!),
       amount: doubles(r.amount!),
       volume: doubles(r.volume!),
@@ -135,9 +139,10 @@ async function readColumns(db: Db, from: IsoDate, to: IsoDate) {
       suspended: flags(r.suspended),
       preClose: doubles(r.preClose!),
       isSt: flags(r.isSt),
-      open: doubles(r.open!),
+      open,
       high: doubles(r.high!),
       low: doubles(r.low!),
+      intraday: close.map((c, i) => (open[i]! > 0 ? c / open[i]! : Number.NaN)),
     })
   }
   return { days, history }
@@ -357,6 +362,7 @@ function cutSeries(c: CodeColumns, start: number, end: number, ones: Float64Arra
     amount: c.amount.subarray(start, end),
     volume,
     turnover: c.turnover.subarray(start, end),
+    intraday: c.intraday.subarray(start, end),
     suspended: c.suspended.subarray(start, end),
     preClose: nullable(c.preClose[end - 1]!),
     isSt: c.isSt[end - 1] === 1,

@@ -129,6 +129,8 @@ export function createMarketDataRepository(db: Db) {
           array_agg(case when adj_factor = last_factor then volume else volume * last_factor / adj_factor end
             order by trade_date) as volume,
           array_agg(turnover_rate order by trade_date) as turnover,
+          array_agg(case when open > 0 then close / open else 'NaN'::double precision end order by trade_date)
+            as intraday,
           (array_agg(pre_close order by trade_date desc))[1] as "preClose",
           (array_agg(is_st order by trade_date desc))[1] as "isSt",
           (array_agg(open order by trade_date desc))[1] as "open",

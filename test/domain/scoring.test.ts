@@ -201,12 +201,20 @@ describe('the points of a score (property)', () => {
 describe('walk-forward weights', () => {
   const day = (date: string, exitDate: string, ic: number) => ({ date, exitDate, ic: { reversal_5d: ic } })
 
-  it('start at the prior and move toward the measured IC with shrinkage once there are enough days', () => {
-    expect(learnWeights([], T).reversal_5d.weight).toBe(SIGNAL_PRIOR.reversal_5d)
-    const few = Array.from({ length: WEIGHT_RULES.minDays - 1 }, (_, i) => day(calendar[i]!, calendar[i + 5]!, -0.1))
-    expect(learnWeights(few, T).reversal_5d.weight).toBe(SIGNAL_PRIOR.reversal_5d)
+  const learning = { ...WEIGHT_RULES, learn: true }
+
+  it('stay at the prior by default (PLAN_VERSION 4), whatever the ICs, which are still reported', () => {
     const many = Array.from({ length: 60 }, (_, i) => day(calendar[i]!, calendar[i + 5]!, -0.1))
-    const learned = learnWeights(many, T).reversal_5d
+    const fixed = learnWeights(many, T).reversal_5d
+    expect(fixed).toMatchObject({ weight: SIGNAL_PRIOR.reversal_5d, days: 60, icMean: -0.1 })
+  })
+
+  it('start at the prior and move toward the measured IC with shrinkage once there are enough days', () => {
+    expect(learnWeights([], T, learning).reversal_5d.weight).toBe(SIGNAL_PRIOR.reversal_5d)
+    const few = Array.from({ length: WEIGHT_RULES.minDays - 1 }, (_, i) => day(calendar[i]!, calendar[i + 5]!, -0.1))
+    expect(learnWeights(few, T, learning).reversal_5d.weight).toBe(SIGNAL_PRIOR.reversal_5d)
+    const many = Array.from({ length: 60 }, (_, i) => day(calendar[i]!, calendar[i + 5]!, -0.1))
+    const learned = learnWeights(many, T, learning).reversal_5d
     const k = WEIGHT_RULES.priorDays
     expect(learned.weight).toBeCloseTo((60 * -0.1 + k * SIGNAL_PRIOR.reversal_5d) / (60 + k), 6)
     expect(learned).toMatchObject({ days: 60, icMean: -0.1 })
@@ -215,7 +223,7 @@ describe('walk-forward weights', () => {
   it('read nothing from T on: days whose exit is on or after T change no weight (property)', () => {
     const past = Array.from({ length: 50 }, (_, i) => day(calendar[i]!, calendar[i + 5]!, ((i % 7) - 3) / 50))
     const asOf = calendar[60]!
-    const base = learnWeights(past, asOf)
+    const base = learnWeights(past, asOf, learning)
     fc.assert(
       fc.property(
         fc.array(fc.tuple(fc.integer({ min: 56, max: 124 }), fc.double({ min: -0.5, max: 0.5, noNaN: true })), {
@@ -224,7 +232,7 @@ describe('walk-forward weights', () => {
         (future) => {
           // an exit on T itself included: the chain's outcomes step writes those after T's first build
           const later = future.map(([i, ic]) => day(calendar[i]!, calendar[Math.max(60, i + 5)]!, ic))
-          expect(learnWeights([...past, ...later], asOf)).toEqual(base)
+          expect(learnWeights([...past, ...later], asOf, learning)).toEqual(base)
         },
       ),
     )
