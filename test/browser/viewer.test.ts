@@ -768,7 +768,8 @@ describe('plan viewer in a real browser', () => {
         await page.locator('body[data-state="ready"]').waitFor()
         expect(await page.locator('html').getAttribute('lang')).toBe(locale === 'zh-CN' ? 'zh-CN' : 'en')
         const report = await json<{ weights?: unknown[] }>(`${server.base}/plan/track_record?horizon=1`)
-        expect(await page.locator('.uplot canvas').count()).toBe(3 + (report.weights?.length ? 1 : 0))
+        // the main book's curve, main vs benchmark, the excess, the daily IC; and the weights' path when there is one
+        expect(await page.locator('.uplot canvas').count()).toBe(4 + (report.weights?.length ? 1 : 0))
         expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(viewport.width)
         if (locale === 'zh-CN') {
           const report = await json<{ groups: { theme: { key: string }[] } }>(
