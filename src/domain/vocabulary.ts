@@ -255,6 +255,8 @@ const en = {
   'tr.book': 'The main book as a PM holds it (after costs)',
   'tr.book_basis':
     "Each plan day's main (first {depth} names) in equal weights, bought and sold at the next open: an entrant opening at its limit up is not bought, a leaver opening at its limit down or suspended is carried. {from} – {to}, {days} trading days. Costs: commission {commission} a side, stamp duty on sells by trade date, half-spread {spread}, square-root impact, orders at most {cap} of 20-day traded value. Headline baseline: {universe}.",
+  'tr.book_universe':
+    'the investable universe in equal weights, close to close: names traded the day before with a 20-day mean traded value of at least 50 M CNY, not ST',
   'tr.book_curve': 'net value over the investable universe',
   'tr.book_curve_bench': 'net value over {bench} (a price index)',
   'tr.book_x_axis': 'trading day (bought at its open, marked at its close)',
@@ -569,6 +571,7 @@ const zh = {
   'tr.book': '主选组合（按投资经理持有方式，扣除成本）',
   'tr.book_basis':
     '每个计划日的主选（前 {depth} 只）等权持有，下一交易日开盘买卖：开盘涨停的新进股票不买，开盘跌停或停牌的退出股票继续持有。{from} – {to}，{days} 个交易日。成本：佣金每边 {commission}，卖出印花税按成交日，半价差 {spread}，平方根冲击，单笔不超过 20 日成交额的 {cap}。主要基准：{universe}。',
+  'tr.book_universe': '可投资全市场等权，收盘到收盘：前一交易日有成交、20 日平均成交额不低于 5000 万元、非 ST 的股票',
   'tr.book_curve': '相对可投资全市场的净值',
   'tr.book_curve_bench': '相对 {bench} 的净值（价格指数）',
   'tr.book_x_axis': '交易日（开盘买入，收盘估值）',

@@ -144,7 +144,7 @@ function drawBook(book) {
     commission: pct(book.costs.commission, 3),
     spread: pct(book.costs.halfSpread, 2),
     cap: pct(book.costs.advCap, 0),
-    universe: book.universe.rule,
+    universe: tr('tr.book_universe'),
   })
   const bookEl = $('chart-book')
   bookEl.dataset.xLabel = tr('tr.book_x_axis')
