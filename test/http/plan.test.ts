@@ -89,10 +89,16 @@ describe('GET /plan and POST /plan/refresh on the demo market', () => {
 
   it('trims main by top and theme_cap and observe by obs_top', async () => {
     const { app: server } = await app()
+    type Row = { code: string; theme: string | null }
     const plan = (await server.inject('/plan?top=3&obs_top=2&theme_cap=1')).json()
     expect(plan.main.length).toBeLessThanOrEqual(3)
     expect(plan.observe.length).toBeLessThanOrEqual(2)
-    const themes = plan.main.map((r: { theme: string | null }) => r.theme ?? '(none)')
+    // main in rank order, each theme once at most (a row without a theme is capped by nothing), the first three
+    const all: Row[] = (await server.inject('/plan?top=200&theme_cap=50')).json().main
+    const seen = new Set<string>()
+    const expected = all.filter((r) => r.theme === null || (!seen.has(r.theme) && seen.add(r.theme) !== undefined))
+    expect(plan.main.map((r: Row) => r.code)).toEqual(expected.slice(0, 3).map((r) => r.code))
+    const themes = plan.main.flatMap((r: Row) => (r.theme === null ? [] : [r.theme]))
     expect(new Set(themes).size).toBe(themes.length)
   })
 
@@ -138,7 +144,7 @@ describe('GET /plan and POST /plan/refresh on the demo market', () => {
       date: latest,
       regime: expect.any(String),
       generated_at: expect.any(String),
-      plan_version: '3',
+      plan_version: '4',
       top: 7,
       obs_top: 10,
       theme_cap: 5,
