@@ -19,6 +19,7 @@ function plainBars(bars: Map<string, BarSeries>) {
         adjFactor: Array.from(b.adjFactor),
         amount: Array.from(b.amount),
         volume: Array.from(b.volume ?? []),
+        intraday: Array.from(b.intraday ?? []),
         suspended: Array.from(b.suspended, Boolean),
         turnover: Array.from(b.turnover ?? [], (t: number | null) => (t === null || Number.isNaN(t) ? null : t)),
       },
