@@ -17,10 +17,10 @@ import { runSync, type SyncArgs } from '../../src/jobs/sync.job.js'
 import type { Logger } from '../../src/logger.js'
 import { createMetrics } from '../../src/services/metrics.js'
 import { createImportStore } from '../../src/storage/import.repository.js'
-import { createSyncGapsRepository } from '../../src/storage/sync-gaps.repository.js'
 import { testConfig } from '../support/config.js'
 import { captureLog } from '../support/log-capture.js'
 import { rows } from '../support/queries.js'
+import { syncStore } from '../support/sync-store.js'
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
 import { DAILY_QUOTA_MSG, startTushareStandIn, type TushareStandIn } from '../support/tushare-stand-in.js'
 
@@ -44,17 +44,7 @@ function sync(t: TestDatabase, url: string, log: Logger, today: string, args: Sy
   return runSync(
     {
       client,
-      importBundle: (dir, s) =>
-        importDirectory(
-          { imports: createImportStore(t.pool), log, progress: silentProgress },
-          { dir, format: 'tushare' },
-          s,
-        ),
-      latestBarDate: async () => {
-        const [row] = await rows(t, 'select max(trade_date)::text as d from daily_bars')
-        return (row?.d as string | null) ?? undefined
-      },
-      gaps: createSyncGapsRepository(t.pool),
+      ...syncStore(t, log),
       today: () => today,
       log,
       progress: silentProgress,

@@ -9,9 +9,9 @@ import { silentProgress } from '../../src/jobs/progress.js'
 import { runSync, type SyncArgs } from '../../src/jobs/sync.job.js'
 import type { Logger } from '../../src/logger.js'
 import { createImportStore } from '../../src/storage/import.repository.js'
-import { createSyncGapsRepository } from '../../src/storage/sync-gaps.repository.js'
 import { captureLog } from '../support/log-capture.js'
 import { rows } from '../support/queries.js'
+import { syncStore } from '../support/sync-store.js'
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
 import {
   NO_PERMISSION_MSG,
@@ -122,21 +122,11 @@ function harness(t: TestDatabase, standIn: TushareStandIn | { url: string }, log
       runSync(
         {
           client,
-          importBundle: (dir, s) =>
-            importDirectory(
-              { imports: createImportStore(t.pool), log, progress: silentProgress },
-              { dir, format: 'tushare' },
-              s,
-            ),
-          latestBarDate: async () => {
-            const [row] = await rows(t, 'select max(trade_date)::text as d from daily_bars')
-            return (row?.d as string | null) ?? undefined
-          },
+          ...syncStore(t, log),
           today: () => today,
           log,
           progress: silentProgress,
           benchmark: '000300.SH',
-          gaps: createSyncGapsRepository(t.pool),
           reportWindowDays: 5,
         },
         args,

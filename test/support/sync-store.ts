@@ -1,0 +1,25 @@
+import { importDirectory } from '../../src/jobs/import/import-job.js'
+import { silentProgress } from '../../src/jobs/progress.js'
+import type { SyncDeps } from '../../src/jobs/sync.job.js'
+import type { Logger } from '../../src/logger.js'
+import { createImportStore } from '../../src/storage/import.repository.js'
+import { createSyncGapsRepository } from '../../src/storage/sync-gaps.repository.js'
+import { rows } from './queries.js'
+import type { TestDatabase } from './test-db.js'
+
+/** The store side of a sync in a test: the bundle import, the last stored bar date and the incomplete days. */
+export function syncStore(t: TestDatabase, log: Logger): Pick<SyncDeps, 'importBundle' | 'latestBarDate' | 'gaps'> {
+  return {
+    importBundle: (dir, signal) =>
+      importDirectory(
+        { imports: createImportStore(t.pool), log, progress: silentProgress },
+        { dir, format: 'tushare' },
+        signal,
+      ),
+    latestBarDate: async () => {
+      const [row] = await rows(t, 'select max(trade_date)::text as d from daily_bars')
+      return (row?.d as string | null) ?? undefined
+    },
+    gaps: createSyncGapsRepository(t.pool),
+  }
+}
