@@ -3,6 +3,7 @@ import type { ExitBar } from '../domain/outcomes.js'
 import type { Quote } from '../domain/plan-types.js'
 import type { BarSeries } from '../domain/scoring.js'
 import { lowerBound } from '../domain/stats.js'
+import { doubles, flagColumn, flags, floatColumn } from './column-bytes.js'
 import type { Db } from './db.js'
 import { type FinancialsSource, loadFinancialsHistory } from './financials-history.js'
 import type { EntryBarRow } from './outcomes.repository.js'
@@ -76,31 +77,12 @@ interface SecurityFacts {
 
 const nullable = (v: number): number | null => (Number.isNaN(v) ? null : v)
 
-/** A column sent as its float8 values' 8 bytes each, big-endian, one after the other. */
-function doubles(bytes: Buffer): Float64Array {
-  const out = new Float64Array(bytes.length / 8)
-  for (let i = 0; i < out.length; i++) out[i] = bytes.readDoubleBE(i * 8)
-  return out
-}
-
-/** A column of flags sent as one character per day, `1` or `0`. */
-function flags(text: string): Uint8Array {
-  const out = new Uint8Array(text.length)
-  for (let i = 0; i < text.length; i++) out[i] = text.charCodeAt(i) === 49 ? 1 : 0
-  return out
-}
-
 /**
  * Every code's bars in the range, one row per code. Numbers come as bytes (`float8send`, a null as NaN) and flags
  * as characters: a year of the market is some 20 M values, and parsing them from array text was most of the read.
  */
 async function readColumns(db: Db, from: IsoDate, to: IsoDate) {
-  const floats = (column: string, ifNull?: string) =>
-    sql.raw(
-      `string_agg(float8send(${ifNull ? `coalesce(${column}, ${ifNull})` : column}), ''::bytea order by trade_date)`,
-    )
-  const flagsOf = (column: string) =>
-    sql.raw(`string_agg(case when ${column} then '1' else '0' end, '' order by trade_date)`)
+  const floats = (column: string, ifNull?: string) => floatColumn(ifNull ? `coalesce(${column}, ${ifNull})` : column)
   const { rows } = await sql<{ code: string; dates: string; suspended: string; isSt: string } & Record<string, Buffer>>`
     select code,
       string_agg(trade_date::text, ',' order by trade_date) as dates,
@@ -109,9 +91,9 @@ async function readColumns(db: Db, from: IsoDate, to: IsoDate) {
       ${floats('amount')} as amount,
       ${floats('volume')} as volume,
       ${floats('turnover_rate', "'NaN'")} as turnover,
-      ${flagsOf('is_suspended')} as suspended,
+      ${flagColumn('is_suspended')} as suspended,
       ${floats('pre_close', "'NaN'")} as "preClose",
-      ${flagsOf('is_st')} as "isSt",
+      ${flagColumn('is_st')} as "isSt",
       ${floats('open')} as open,
       ${floats('high')} as high,
       ${floats('low')} as low

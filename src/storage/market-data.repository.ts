@@ -6,9 +6,46 @@ import type { ThemeEvent } from '../domain/theme-heat.js'
 import type { CalendarAround } from '../domain/trading-days.js'
 import { VALUATION_RULES } from '../domain/valuation.js'
 import { codeIn } from './code-filter.js'
+import { doubles, flagColumn, flags, floatColumn } from './column-bytes.js'
 import type { Db } from './db.js'
 import { readPaged } from './paged-read.js'
 import type { IsoDate } from './schema.js'
+
+/** A row of `bars`: the columns as `column-bytes` sends them, the last day's values as they are. */
+interface BarRow {
+  readonly code: string
+  readonly dates: string
+  readonly close: Buffer
+  readonly amount: Buffer
+  readonly suspended: string
+  readonly volume: Buffer
+  readonly turnover: Buffer
+  readonly intraday: Buffer
+  readonly preClose: number | null
+  readonly isSt: boolean
+  readonly open: number | null
+  readonly high: number | null
+  readonly low: number | null
+}
+
+function barSeriesOf(row: BarRow): BarSeries {
+  const close = doubles(row.close)
+  return {
+    dates: row.dates.split(','),
+    close,
+    adjFactor: new Float64Array(close.length).fill(1),
+    amount: doubles(row.amount),
+    suspended: flags(row.suspended),
+    volume: doubles(row.volume),
+    turnover: doubles(row.turnover),
+    intraday: doubles(row.intraday),
+    preClose: row.preClose,
+    isSt: row.isSt,
+    open: row.open,
+    high: row.high,
+    low: row.low,
+  }
+}
 
 export interface PeStats {
   readonly days: number
@@ -117,32 +154,32 @@ export function createMarketDataRepository(db: Db) {
      */
     async bars(from: IsoDate, to: IsoDate, codes?: readonly string[]): Promise<Map<string, BarSeries>> {
       const codeFilter = codes ? sql`and code = any(${codes as string[]})` : sql``
-      const result = await sql<{ code: string } & BarSeries>`
+      // every aggregate orders by trade_date, so they all read the window's sorted rows without a sort of their own
+      const lastOf = (column: string) => sql.raw(`(array_agg(${column} order by trade_date))[count(*)]`)
+      const result = await sql<BarRow>`
         select code,
-          array_agg(trade_date::text order by trade_date) as dates,
+          string_agg(trade_date::text, ',' order by trade_date) as dates,
           -- a day with the last day's factor keeps its close exactly (no x f / f rounding)
-          array_agg(case when adj_factor = last_factor then close else close * adj_factor / last_factor end
-            order by trade_date) as close,
-          array_agg(1::double precision order by trade_date) as "adjFactor",
-          array_agg(amount order by trade_date) as amount,
-          array_agg(is_suspended order by trade_date) as suspended,
-          array_agg(case when adj_factor = last_factor then volume else volume * last_factor / adj_factor end
-            order by trade_date) as volume,
-          array_agg(turnover_rate order by trade_date) as turnover,
-          array_agg(case when open > 0 then close / open else 'NaN'::double precision end order by trade_date)
-            as intraday,
-          (array_agg(pre_close order by trade_date desc))[1] as "preClose",
-          (array_agg(is_st order by trade_date desc))[1] as "isSt",
-          (array_agg(open order by trade_date desc))[1] as "open",
-          (array_agg(high order by trade_date desc))[1] as "high",
-          (array_agg(low order by trade_date desc))[1] as "low"
+          ${floatColumn('case when adj_factor = last_factor then close else close * adj_factor / last_factor end')}
+            as close,
+          ${floatColumn('amount')} as amount,
+          ${flagColumn('is_suspended')} as suspended,
+          ${floatColumn('case when adj_factor = last_factor then volume else volume * last_factor / adj_factor end')}
+            as volume,
+          ${floatColumn("coalesce(turnover_rate, 'NaN')")} as turnover,
+          ${floatColumn("case when open > 0 then close / open else 'NaN'::double precision end")} as intraday,
+          ${lastOf('pre_close')} as "preClose",
+          ${lastOf('is_st')} as "isSt",
+          ${lastOf('open')} as "open",
+          ${lastOf('high')} as "high",
+          ${lastOf('low')} as "low"
         from (select *, last_value(adj_factor) over (partition by code order by trade_date
                 rows between unbounded preceding and unbounded following) as last_factor
               from daily_bars
               where trade_date >= ${from}::date and trade_date <= ${to}::date ${codeFilter}) adjusted
         group by code
         order by code`.execute(db)
-      return new Map(result.rows.map(({ code, ...series }) => [code, series]))
+      return new Map(result.rows.map((row) => [row.code, barSeriesOf(row)]))
     },
 
     /** The index's daily close-to-close returns by date, over `from`..`to` (the first day has none). */
