@@ -2,12 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SIGNAL_DEFINITIONS } from '../../src/domain/signal-definitions.js'
 import { WEIGHT_RULES } from '../../src/domain/signal-weights.js'
 import type { Db } from '../../src/storage/db.js'
-import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
+import { createDemoDatabase, type DemoMarket, WEEKS_OF_PLANS } from '../support/demo-market.js'
 import type { TestDatabase } from '../support/test-db.js'
 
-// 28 chain days: the plan days of the first 23 have realised their 5-day outcomes by the last day, so its weights
-// are learned (WEIGHT_RULES.minDays is 20), and one more day of ICs changes them
-const MARKET = { stocks: 200, days: 90, history: 28 }
 const signal = new AbortController().signal
 
 async function tierRows(db: Db, from: string, to: string) {
@@ -45,7 +42,9 @@ describe('reproducible plans: a date built again gives the same plan', () => {
   let dates: string[]
   let last: string
   beforeAll(async () => {
-    ;[t, demo] = await createDemoDatabase(MARKET)
+    // 28 chain days: the plan days of the first 23 have realised their 5-day outcomes by the last day, so its weights
+    // are learned (WEIGHT_RULES.minDays is 20), and one more day of ICs changes them
+    ;[t, demo] = await createDemoDatabase(WEEKS_OF_PLANS)
     dates = demo.planned
     last = dates.at(-1)!
   }, 180_000)

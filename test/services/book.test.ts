@@ -8,7 +8,7 @@ import type { Board } from '../../src/domain/codes.js'
 import { limitRatio } from '../../src/domain/limit-rules.js'
 import { DEFAULT_BENCHMARK, limitDownPrice, limitUpPrice } from '../../src/domain/outcomes.js'
 import { buildApp } from '../../src/http/app.js'
-import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
+import { createDemoDatabase, type DemoMarket, WEEKS_OF_PLANS } from '../support/demo-market.js'
 import type { TestDatabase } from '../support/test-db.js'
 
 interface PlainBar {
@@ -122,7 +122,7 @@ describe('the main book from the store (issue 38)', () => {
   let t: TestDatabase
   let demo: DemoMarket
   beforeAll(async () => {
-    ;[t, demo] = await createDemoDatabase({ stocks: 200, days: 90, history: 25 })
+    ;[t, demo] = await createDemoDatabase(WEEKS_OF_PLANS)
   }, 180_000)
   afterAll(async () => {
     await demo.cleanup()

@@ -4,7 +4,7 @@ import { DEFAULT_BENCHMARK, HORIZONS } from '../../src/domain/outcomes.js'
 import { benchmarkReturn, SCORE_COMPONENTS, type TrackRecord } from '../../src/domain/track-record.js'
 import type { TrackRecordReport } from '../../src/services/track-record.service.js'
 import { createTrackRecordRepository } from '../../src/storage/track-record.repository.js'
-import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
+import { createDemoDatabase, type DemoMarket, WEEKS_OF_PLANS } from '../support/demo-market.js'
 import type { TestDatabase } from '../support/test-db.js'
 import { referenceTrackRecord } from '../support/track-record-reference.js'
 
@@ -84,7 +84,7 @@ describe('evaluate from stored per-day statistics (issue 28)', () => {
   let t: TestDatabase
   let demo: DemoMarket
   beforeAll(async () => {
-    ;[t, demo] = await createDemoDatabase({ stocks: 200, days: 90, history: 25 })
+    ;[t, demo] = await createDemoDatabase(WEEKS_OF_PLANS)
     // a second index with other returns: statistics counted against the first do not hold for it
     await sql`insert into index_bars (code, trade_date, open, high, low, close, volume, amount)
       select ${OTHER_INDEX}, trade_date, open, high, low, close * (1 + 0.003 * sin(extract(doy from trade_date))),
