@@ -9,9 +9,9 @@ import path from 'node:path'
 /** What the suite needs from Debian: a file to look for, the packages that bring it, and what for. */
 const NEEDS = [
   {
-    file: '/usr/bin/chromium',
-    packages: ['chromium', 'fonts-wqy-zenhei'],
-    what: 'Debian chromium and a CJK font for the browser tests',
+    file: '/usr/bin/chromium-headless-shell',
+    packages: ['chromium-headless-shell', 'fonts-wqy-zenhei'],
+    what: "Debian's Chromium headless shell and a CJK font for the browser tests",
   },
   // without recommends: the node exporter, smartmontools and friends are not the tests' business
   {
