@@ -4,17 +4,18 @@ import SerializerSelector, { type SerializerFactory } from '@fastify/fast-json-s
 type Serializer = ReturnType<ReturnType<SerializerFactory>>
 
 /**
- * A route's response serializers, compiled once per schema object: the compiled function depends only on that
- * schema, the registered external schemas and the options, so it is pooled by exactly those.
+ * A route's response serializers, compiled once per schema: the compiled function depends only on the schema, the
+ * registered external schemas and the options, so it is pooled by exactly those. Schemas are keyed by their JSON, not
+ * their identity: the routes write their response maps inline, so each app built holds new objects of the same shape.
  */
 function pooledSerializers(): SerializerFactory {
   const build = SerializerSelector()
-  const pools = new Map<string, WeakMap<object, Serializer>>()
+  const pools = new Map<string, Map<string, Serializer>>()
   return (externalSchemas, options) => {
     const key = JSON.stringify([externalSchemas, options])
     let pool = pools.get(key)
     if (!pool) {
-      pool = new WeakMap()
+      pool = new Map()
       pools.set(key, pool)
     }
     const known = pool
@@ -22,10 +23,11 @@ function pooledSerializers(): SerializerFactory {
     return (route) => {
       const schema = route.schema
       if (typeof schema !== 'object' || schema === null) return compile(route)
-      let serialize = known.get(schema)
+      const shape = JSON.stringify(schema)
+      let serialize = known.get(shape)
       if (!serialize) {
         serialize = compile(route)
-        known.set(schema, serialize)
+        known.set(shape, serialize)
       }
       return serialize
     }
