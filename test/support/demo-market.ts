@@ -11,7 +11,7 @@ import { createDb } from '../../src/storage/db.js'
 import { createImportStore } from '../../src/storage/import.repository.js'
 import { testConfig } from './config.js'
 import { oncePerRun } from './once-per-run.js'
-import { createTestDatabase, type TestDatabase } from './test-db.js'
+import { CLONE_STRATEGY, createTestDatabase, type TestDatabase } from './test-db.js'
 
 export interface DemoMarket {
   readonly dataDir: string
@@ -111,7 +111,7 @@ async function ensureDatabase<T>(
     await mkdir(root, { recursive: true })
     const building = `${name}_building`
     await admin.query(`drop database if exists ${building} with (force)`)
-    await admin.query(`create database ${building} template ${from}`)
+    await admin.query(`create database ${building} template ${from} ${CLONE_STRATEGY}`)
     const url = new URL(inject('pgAdminUrl'))
     url.pathname = `/${building}`
     const handle = createDb(url.toString(), silentLog)

@@ -7,7 +7,7 @@ import { createLogger } from '../../src/logger.js'
 import { createDb } from '../../src/storage/db.js'
 import { type RunningPostgres, startEmbeddedPostgres } from '../../src/storage/embedded-postgres.js'
 import { migrateToLatest } from '../../src/storage/migrate.js'
-import { relaxDurability } from './relaxed-durability.js'
+import { cheapenLogins, relaxDurability } from './relaxed-durability.js'
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -51,7 +51,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
   const admin = new pg.Client({ connectionString: adminUrl })
   await admin.connect()
-  if (embedded) await relaxDurability(admin)
+  if (embedded) {
+    await relaxDurability(admin)
+    await cheapenLogins(admin, decodeURIComponent(new URL(adminUrl).password))
+  }
   await admin.query(`drop database if exists ${TEMPLATE_DB}`)
   await admin.query(`create database ${TEMPLATE_DB}`)
   await admin.end()

@@ -11,6 +11,13 @@ export interface TestDatabase extends DbHandle {
   drop(): Promise<void>
 }
 
+/**
+ * How a test database is cloned. PostgreSQL's default since 15, WAL_LOG, writes every page of the template to the WAL;
+ * FILE_COPY copies the files after a checkpoint, which costs little on a cluster without fsync. Measured over whole
+ * runs, alternating: 11-15 s less PostgreSQL CPU a run (about 130 clones of templates up to 19 MB).
+ */
+export const CLONE_STRATEGY = 'strategy file_copy'
+
 /** A fresh database cloned from `template` (the run's migrated one unless named); drop() destroys it. */
 export async function createTestDatabase(template: string = inject('pgTemplate')): Promise<TestDatabase> {
   const adminUrl = inject('pgAdminUrl')
@@ -18,7 +25,7 @@ export async function createTestDatabase(template: string = inject('pgTemplate')
   const admin = new pg.Client({ connectionString: adminUrl })
   await admin.connect()
   try {
-    await admin.query(`create database ${name} template ${template}`)
+    await admin.query(`create database ${name} template ${template} ${CLONE_STRATEGY}`)
   } finally {
     await admin.end()
   }
