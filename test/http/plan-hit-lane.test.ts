@@ -8,6 +8,7 @@ import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
 import { type CapturedLog, captureLog } from '../support/log-capture.js'
 import { rawRequest } from '../support/raw-http.js'
 import type { TestDatabase } from '../support/test-db.js'
+import { waitFor } from '../support/wait.js'
 
 interface Answer {
   readonly status: number
@@ -86,6 +87,10 @@ describe('cached GET /plan answered before routing (the plan hit lane)', () => {
     })
     app = await buildApp({ ...built.services, log: captured.log, metrics })
     base = `http://127.0.0.1:${await listenLocal(app)}`
+    // the LISTEN connection comes up on its own time, and coming up makes the latest date unknown until it is read
+    // again: until then a request without a date goes to the route, so the lane's counts start once it is known
+    const { latestDate } = built.services
+    await waitFor(async () => (await latestDate.get()) !== undefined && latestDate.peek().known, 10_000, 'the listener')
   })
   afterAll(async () => {
     await app.close()
