@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import type { BookDayFacts } from '../domain/book-exposures.js'
 import { SCREEN_RULES } from '../domain/screening.js'
 import type { Db } from './db.js'
+import { indexBarsBetween } from './index-bars.js'
 import type { IsoDate } from './schema.js'
 
 /** A stock's bar as the book reads it; the 20-day figures are of the 20 traded days before it. */
@@ -131,13 +132,7 @@ export function createBookRepository(db: Db) {
 
     /** The index's closes between two dates, by date. */
     async indexCloses(code: string, from: IsoDate, to: IsoDate): Promise<Map<IsoDate, number>> {
-      const rows = await db
-        .selectFrom('index_bars')
-        .select(['trade_date', 'close'])
-        .where('code', '=', code)
-        .where('trade_date', '>=', from)
-        .where('trade_date', '<=', to)
-        .execute()
+      const rows = await indexBarsBetween(db, code, from, to)
       return new Map(rows.map((r) => [r.trade_date, r.close]))
     },
 

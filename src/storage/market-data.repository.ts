@@ -8,6 +8,7 @@ import { VALUATION_RULES } from '../domain/valuation.js'
 import { codeIn } from './code-filter.js'
 import { doubles, flagColumn, flags, floatColumn } from './column-bytes.js'
 import type { Db } from './db.js'
+import { indexBarsBetween } from './index-bars.js'
 import { readPaged } from './paged-read.js'
 import type { IsoDate } from './schema.js'
 
@@ -184,14 +185,7 @@ export function createMarketDataRepository(db: Db) {
 
     /** The index's daily close-to-close returns by date, over `from`..`to` (the first day has none). */
     async indexReturns(code: string, from: IsoDate, to: IsoDate): Promise<Map<IsoDate, number>> {
-      const rows = await db
-        .selectFrom('index_bars')
-        .select(['trade_date', 'close'])
-        .where('code', '=', code)
-        .where('trade_date', '>=', from)
-        .where('trade_date', '<=', to)
-        .orderBy('trade_date')
-        .execute()
+      const rows = await indexBarsBetween(db, code, from, to)
       const out = new Map<IsoDate, number>()
       for (let i = 1; i < rows.length; i++) {
         const prev = rows[i - 1]!.close

@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import type { EvalDay, EvalRow } from '../domain/track-record.js'
 import type { Db } from './db.js'
+import { indexBarsBetween } from './index-bars.js'
 import type { IsoDate } from './schema.js'
 
 interface OutcomeDay {
@@ -149,13 +150,7 @@ export function createTrackRecordRepository(db: Db) {
 
     /** The index's bars (open, close) between two dates, for benchmark windows. */
     async indexBars(code: string, from: IsoDate, to: IsoDate): Promise<Map<IsoDate, { open: number; close: number }>> {
-      const rows = await db
-        .selectFrom('index_bars')
-        .select(['trade_date', 'open', 'close'])
-        .where('code', '=', code)
-        .where('trade_date', '>=', from)
-        .where('trade_date', '<=', to)
-        .execute()
+      const rows = await indexBarsBetween(db, code, from, to)
       return new Map(rows.map((r) => [r.trade_date, { open: r.open, close: r.close }]))
     },
 
