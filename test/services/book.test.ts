@@ -118,6 +118,18 @@ async function plainInputs(t: TestDatabase) {
   }
 }
 
+/** The book report `simulateBook` gives over the plainly read inputs, at the service's defaults. */
+function bookOfPlainInputs(plain: Awaited<ReturnType<typeof plainInputs>>) {
+  return assembleBookReport({
+    plan: plain.plan,
+    market: plain.market,
+    facts: [],
+    depth: DEFAULT_BOOK_DEPTH,
+    costs: DEFAULT_BOOK_COSTS,
+    benchmark: DEFAULT_BENCHMARK,
+  })
+}
+
 describe('the main book from the store (issue 38)', () => {
   let t: TestDatabase
   let demo: DemoMarket
@@ -138,14 +150,7 @@ describe('the main book from the store (issue 38)', () => {
     expect(plain.plan.filter((p) => p.main.length > 0).length).toBeGreaterThan(10)
 
     const report = await demo.services.trackRecord.evaluate({ horizon: 5, benchmark: DEFAULT_BENCHMARK })
-    const expected = assembleBookReport({
-      plan: plain.plan,
-      market: plain.market,
-      facts: [],
-      depth: DEFAULT_BOOK_DEPTH,
-      costs: DEFAULT_BOOK_COSTS,
-      benchmark: DEFAULT_BENCHMARK,
-    })
+    const expected = bookOfPlainInputs(plain)
     const { exposures, ...book } = report.book
     const { exposures: _none, ...want } = expected
     expect(book.days.length).toBe(withNext.length)
@@ -208,14 +213,7 @@ describe('the main book from the store (issue 38)', () => {
     const plain = await plainInputs(t)
     const report = await demo.services.trackRecord.evaluate({ horizon: 5, benchmark: DEFAULT_BENCHMARK })
     const { exposures: _e, ...book } = report.book
-    const { exposures: _none, ...want } = assembleBookReport({
-      plan: plain.plan,
-      market: plain.market,
-      facts: [],
-      depth: DEFAULT_BOOK_DEPTH,
-      costs: DEFAULT_BOOK_COSTS,
-      benchmark: DEFAULT_BENCHMARK,
-    })
+    const { exposures: _none, ...want } = bookOfPlainInputs(plain)
     expect(closeTree(book, want)).toBe(true)
     // the book carried it through the suspension (unless it re-entered main meanwhile)
     expect(book.sizes[0]!.days_carrying).toBeGreaterThan(0)
