@@ -20,7 +20,7 @@ import { createImportStore } from '../../src/storage/import.repository.js'
 import { testConfig } from '../support/config.js'
 import { captureLog } from '../support/log-capture.js'
 import { rows } from '../support/queries.js'
-import { syncStore } from '../support/sync-store.js'
+import { syncDeps } from '../support/sync-store.js'
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
 import { DAILY_QUOTA_MSG, startTushareStandIn, type TushareStandIn } from '../support/tushare-stand-in.js'
 
@@ -41,19 +41,7 @@ function sync(t: TestDatabase, url: string, log: Logger, today: string, args: Sy
     maxAnswerBytes: 64 * 1024 * 1024,
     maxPages: 50,
   })
-  return runSync(
-    {
-      client,
-      ...syncStore(t, log),
-      today: () => today,
-      log,
-      progress: silentProgress,
-      benchmark: '000300.SH',
-      reportWindowDays: 5,
-    },
-    args,
-    new AbortController().signal,
-  )
+  return runSync(syncDeps(t, client, log, today), args, new AbortController().signal)
 }
 
 /** The golden bundle with 600519.SH's corrected 2023 report (update_flag 1) before the original of the same day. */

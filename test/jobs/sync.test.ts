@@ -11,7 +11,7 @@ import type { Logger } from '../../src/logger.js'
 import { createImportStore } from '../../src/storage/import.repository.js'
 import { captureLog } from '../support/log-capture.js'
 import { rows } from '../support/queries.js'
-import { syncStore } from '../support/sync-store.js'
+import { syncDeps } from '../support/sync-store.js'
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
 import {
   NO_PERMISSION_MSG,
@@ -118,20 +118,7 @@ function harness(t: TestDatabase, standIn: TushareStandIn | { url: string }, log
   })
   return {
     waits,
-    sync: (args, signal = new AbortController().signal) =>
-      runSync(
-        {
-          client,
-          ...syncStore(t, log),
-          today: () => today,
-          log,
-          progress: silentProgress,
-          benchmark: '000300.SH',
-          reportWindowDays: 5,
-        },
-        args,
-        signal,
-      ),
+    sync: (args, signal = new AbortController().signal) => runSync(syncDeps(t, client, log, today), args, signal),
   }
 }
 

@@ -1,3 +1,4 @@
+import type { TushareClient } from '../../src/datasource/tushare/client.js'
 import { importDirectory } from '../../src/jobs/import/import-job.js'
 import { silentProgress } from '../../src/jobs/progress.js'
 import type { SyncDeps } from '../../src/jobs/sync.job.js'
@@ -21,5 +22,18 @@ export function syncStore(t: TestDatabase, log: Logger): Pick<SyncDeps, 'importB
       return (row?.d as string | null) ?? undefined
     },
     gaps: createSyncGapsRepository(t.pool),
+  }
+}
+
+/** A sync's whole dependencies in a test: `client` against the test database, on `today`, benchmark 000300.SH. */
+export function syncDeps(t: TestDatabase, client: TushareClient, log: Logger, today: string): SyncDeps {
+  return {
+    client,
+    ...syncStore(t, log),
+    today: () => today,
+    log,
+    progress: silentProgress,
+    benchmark: '000300.SH',
+    reportWindowDays: 5,
   }
 }
