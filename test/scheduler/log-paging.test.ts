@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { textLines, toLogResult } from '../../src/scheduler/run-log.js'
 import { createRunStore, type RunStore } from '../../src/storage/run.repository.js'
+import { startRun } from '../support/chain-runs.js'
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
 
 let t: TestDatabase
@@ -16,23 +17,6 @@ afterAll(async () => {
 
 const OWNER = 'log-paging-test'
 const APPENDS = 400
-
-async function startRun(logId: number): Promise<void> {
-  const at = new Date()
-  await runs.insert({
-    logId,
-    jobId: 1,
-    handler: 'dailyPlanChain',
-    params: '',
-    blockStrategy: 'SERIAL_EXECUTION',
-    timeoutS: 0,
-    logDateTime: at.getTime(),
-    ownerId: OWNER,
-    ownerAddress: undefined,
-    at,
-  })
-  await runs.markRunning(logId, OWNER, at)
-}
 
 /** The admin's log page (`joblog.detail.js`): after a page with `fromLineNum <= toLineNum`, asks from `toLineNum + 1`. */
 async function pageLikeTheAdmin(logId: number): Promise<{ lines: string[]; pages: number }> {
@@ -53,7 +37,7 @@ async function pageLikeTheAdmin(logId: number): Promise<{ lines: string[]; pages
 describe('POST /log paged while the run writes', () => {
   it('loses no line: the concatenated pages are the stored log, line for line', async () => {
     const logId = 7_300_001
-    await startRun(logId)
+    await startRun(runs, logId, OWNER, new Date())
     // one line per append, many of them: each commit lands between a page read and its line count when they are
     // two reads, which is the race the admin's page turns into a skipped line
     const writing = (async () => {
@@ -70,7 +54,7 @@ describe('POST /log paged while the run writes', () => {
 
   it('answers a page past the end with toLineNum = fromLineNum - 1 and no content', async () => {
     const logId = 7_300_002
-    await startRun(logId)
+    await startRun(runs, logId, OWNER, new Date())
     await runs.appendLines(logId, 'build', ['a', 'b', 'c'], new Date())
     expect(toLogResult(4, await runs.readLog(logId, 4, 1000))).toEqual({
       fromLineNum: 4,
