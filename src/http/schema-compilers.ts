@@ -1,18 +1,18 @@
-import { AjvCompiler } from '@fastify/ajv-compiler'
+import { AjvCompiler, type ValidatorFactory } from '@fastify/ajv-compiler'
 import SerializerSelector, { type SerializerFactory } from '@fastify/fast-json-stringify-compiler'
 
-type Serializer = ReturnType<ReturnType<SerializerFactory>>
-
 /**
- * A route's response serializers, compiled once per schema: the compiled function depends only on the schema, the
- * registered external schemas and the options, so it is pooled by exactly those. Schemas are keyed by their JSON, not
- * their identity: the routes write their response maps inline, so each app built holds new objects of the same shape.
+ * Route compilers pooled by what the compiled function depends on: the registered external schemas and the options
+ * (the pool), then the route's schema. Schemas are keyed by their JSON, not their identity: the routes write their
+ * schemas inline, so each app built holds new objects of the same shape.
  */
-function pooledSerializers(): SerializerFactory {
-  const build = SerializerSelector()
-  const pools = new Map<string, Map<string, Serializer>>()
+function pooledByShape<Options, Route extends { schema?: unknown }, Compiled>(
+  build: (externalSchemas: unknown, options: Options) => (route: Route) => Compiled,
+  poolKey: (options: Options) => unknown,
+): (externalSchemas: unknown, options: Options) => (route: Route) => Compiled {
+  const pools = new Map<string, Map<string, Compiled>>()
   return (externalSchemas, options) => {
-    const key = JSON.stringify([externalSchemas, options])
+    const key = JSON.stringify([externalSchemas, poolKey(options)])
     let pool = pools.get(key)
     if (!pool) {
       pool = new Map()
@@ -24,19 +24,35 @@ function pooledSerializers(): SerializerFactory {
       const schema = route.schema
       if (typeof schema !== 'object' || schema === null) return compile(route)
       const shape = JSON.stringify(schema)
-      let serialize = known.get(shape)
-      if (!serialize) {
-        serialize = compile(route)
-        known.set(shape, serialize)
+      let compiled = known.get(shape)
+      if (!compiled) {
+        compiled = compile(route)
+        known.set(shape, compiled)
       }
-      return serialize
+      return compiled
     }
   }
 }
 
+/** What fastify passes @fastify/ajv-compiler at run time (its declared types describe ajv's own compile instead). */
+interface ValidatorOptions {
+  readonly customOptions?: unknown
+}
+interface ValidatorRoute {
+  readonly schema?: unknown
+}
+type BuildValidator = (externalSchemas: unknown, options: ValidatorOptions) => (route: ValidatorRoute) => unknown
+
 /**
  * Fastify's own validator and serializer compilers, shared by every app this process builds. Fastify makes new
  * ones per instance, so a process that builds the app more than once (the test suite builds it about sixty times)
- * compiled every route's validators and serializers again each time: about 60 ms of CPU per build.
+ * compiled every route's validators and serializers again each time: about 60 ms of CPU per build. A validator's
+ * pool is keyed by ajv's options (`customOptions`) as @fastify/ajv-compiler keys its ajv instances.
  */
-export const sharedSchemaCompilers = { buildValidator: AjvCompiler(), buildSerializer: pooledSerializers() }
+export const sharedSchemaCompilers = {
+  buildValidator: pooledByShape(
+    AjvCompiler() as unknown as BuildValidator,
+    (options) => options.customOptions,
+  ) as unknown as ValidatorFactory,
+  buildSerializer: pooledByShape(SerializerSelector(), (options) => options) as SerializerFactory,
+}
