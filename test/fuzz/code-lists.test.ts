@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MAX_CODES } from '../../src/domain/code-list.js'
 import { parseCode } from '../../src/domain/codes.js'
+import { anyText } from '../support/any-text.js'
 import { buildTestApp, type TestApp } from '../support/app.js'
 import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
 import type { TestDatabase } from '../support/test-db.js'
@@ -99,9 +100,7 @@ function itemArbitrary(marketCodes: readonly string[]): fc.Arbitrary<Item> {
     { weight: 2, arbitrary: padded(fc.constantFrom(...BAD)).map((text) => ({ text, kind: 'bad' as const })) },
     {
       weight: 2,
-      arbitrary: fc
-        .string({ unit: 'binary', maxLength: 12 })
-        .map((text) => ({ text: text.replaceAll(',', ''), kind: 'any' as const })),
+      arbitrary: anyText({ maxLength: 12 }).map((text) => ({ text: text.replaceAll(',', ''), kind: 'any' as const })),
     },
     { weight: 1, arbitrary: fc.constantFrom(...PAD).map((text) => ({ text, kind: 'empty' as const })) },
   )
