@@ -1,7 +1,15 @@
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 
+/** Asked once: the code this process runs does not change while it runs, whatever the checkout does meanwhile. */
+let askedGit: { commit: string | undefined } | undefined
+
 function gitCommit(): string | undefined {
+  askedGit ??= { commit: askGitForCommit() }
+  return askedGit.commit
+}
+
+function askGitForCommit(): string | undefined {
   try {
     return (
       execFileSync('git', ['rev-parse', '--short', 'HEAD'], { stdio: ['ignore', 'pipe', 'ignore'] })
