@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { VOCABULARY } from '../../src/domain/vocabulary.js'
 import type { TrackRecordReport } from '../../src/services/track-record.service.js'
 import { buildTestApp, listenLocal, type TestApp } from '../support/app.js'
-import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
+import { createDemoDatabase, type DemoMarket, WEEKS_OF_PLANS } from '../support/demo-market.js'
 import type { TestDatabase } from '../support/test-db.js'
 
 /** The browser's own, inside page functions (the test's TypeScript has no DOM library). */
@@ -22,7 +22,7 @@ describe('track record: API and page in a real browser', () => {
   const pages: OpenedPage[] = []
 
   beforeAll(async () => {
-    ;[t, demo] = await createDemoDatabase({ stocks: 200, days: 90, history: 12 })
+    ;[t, demo] = await createDemoDatabase(WEEKS_OF_PLANS)
     app = await buildTestApp(t, demo.env)
     base = `http://127.0.0.1:${await listenLocal(app.app)}`
     browser = await launchChromium()
@@ -137,6 +137,9 @@ describe('track record: API and page in a real browser', () => {
     await screenshot(page, 'track-record.png')
     expect(opened.errors).toEqual([])
 
+    // from a plan day fewer than 20 trading days before the market's last: no cohort of the window has its outcome yet
+    const lateDay = demo.planned[demo.planned.length - 5]!
+    await page.fill('#from', lateDay)
     await page.selectOption('#horizon', '20')
     await page.click('button[type="submit"]')
     await page.locator('body[data-state="ready"]').waitFor()
@@ -145,6 +148,7 @@ describe('track record: API and page in a real browser', () => {
     expect(await page.locator('.uplot').count()).toBe(1)
     expect(await page.locator('#chart-book .uplot').count()).toBe(1)
     expect(page.url()).toContain('horizon=20')
+    expect(page.url()).toContain(`from=${lateDay}`)
   })
 
   it('speaks Chinese with the viewer’s switch, explains overlapping windows, draws signal weights, and says an unknown horizon', async () => {
