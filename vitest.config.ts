@@ -18,11 +18,7 @@ const ISOLATED = [
  * way and runs it again, so each project started a PostgreSQL of its own and built every demo market it shares with
  * the other again. The root's one globalSetup provides its values to both projects.
  */
-const PROJECT = {
-  pool: 'forks',
-  testTimeout: 60_000,
-  hookTimeout: 120_000,
-} as const
+const PROJECT = { pool: 'forks', testTimeout: 60_000, hookTimeout: 120_000 } as const
 
 /**
  * The shared workers' young generation at 64 MB: they allocate fast for minutes (rows, plans, JSON), and with V8's
