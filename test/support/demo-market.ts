@@ -43,8 +43,7 @@ const silentLog = createLogger({ logLevel: 'silent' })
 /**
  * 28 chain days over 200 stocks: enough for realised 5-day outcomes and learned weights. The tests that need weeks of
  * plan days share this one variant, so the run builds its template once (a variant costs ~0.3 s of CPU a chain day);
- * the track record's browser test too, which had a 12-day variant of its own for a horizon without outcomes and now
- * asks for a window of the last days instead.
+ * a test that needs a horizon without outcomes asks for a window of the last plan days.
  */
 export const WEEKS_OF_PLANS = { stocks: 200, days: 90, history: 28 } as const
 
