@@ -56,14 +56,15 @@ export interface BookCosts extends CostModel {
 }
 
 /**
- * Half-spread 5 bp (one tick of 0.01 CNY on a 10 CNY stock is 10 bp); Y = 0.5, the low end of the 0.5..1 the
- * square-root-law literature reports; orders at most 10% of a day's typical traded value.
+ * Costs a PM would sign (issue 47): half-spread 5 bp (one tick of 0.01 CNY on a 10 CNY stock is 10 bp); Y = 0.75,
+ * the middle of the 0.5..1 the square-root-law literature reports (Almgren et al. 2005; Tóth et al. 2011); orders
+ * at most 5% of a day's typical traded value, the rest carried to later days.
  */
 export const DEFAULT_BOOK_COSTS: BookCosts = Object.freeze({
   ...DEFAULT_COSTS,
   halfSpread: 0.0005,
-  impact: 0.5,
-  advCap: 0.1,
+  impact: 0.75,
+  advCap: 0.05,
   fallbackVol: 0.03,
 })
 
