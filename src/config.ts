@@ -210,7 +210,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     poolTop,
     poolMax,
     poolPushUrl: url(env, 'POOL_PUSH_URL', ['http:', 'https:']),
-    planVersion: text(env, 'PLAN_VERSION') ?? '4',
+    planVersion: text(env, 'PLAN_VERSION') ?? '5',
     codeCommit: text(env, 'STOCKPLAN_COMMIT'),
     xxlJob: Object.freeze({
       accessToken: text(env, 'XXLJOB_ACCESS_TOKEN'),
