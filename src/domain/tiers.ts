@@ -169,7 +169,8 @@ export function assignTiers<T extends Untiered>(rows: readonly T[], ctx: TierCon
     } else if (ctx.weak && normal.reasons.has(row.code)) {
       tier = 'observe'
       weakDemoted++
-      rule = `${WEAK_REGIME_RULE} no new entries today; ${normal.reasons.get(row.code)!.replace(/^entered: /, 'would enter on a normal day: ')}`
+      const e = ctx.edges.get(row.code)!
+      rule = `${WEAK_REGIME_RULE} no new entries today; expected excess ${pc(e.alpha)} covers its round trip ${pc(e.roundTrip)}: would enter on a normal day`
     } else if (picked.left.has(row.code)) {
       tier = row.score >= R.observePct ? 'observe' : 'reject'
       rule = picked.left.get(row.code)!

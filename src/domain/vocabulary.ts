@@ -165,6 +165,22 @@ const en = {
   'emptyMain.no_weight': 'no signal carries weight (every weight is 0)',
   'emptyMain.no_eligible': 'no stock passes the screen today (suspended, ST, newly listed, illiquid or invalidated)',
   'emptyMain.below_entry': 'no eligible stock scored at or above the entry {entry} today',
+  'emptyMain.no_edge': 'no eligible stock is expected to earn its round trip today, and nothing is held',
+  'tierRule.v5_kept': 'kept from yesterday’s main list: expected excess {alpha}% ≥ −{sell}%, the cost of selling',
+  'tierRule.v5_left': 'left the main list: expected excess {alpha}% below −{sell}%, the cost of selling',
+  'tierRule.v5_entered':
+    'entered: expected excess {alpha}% over 20 days ≥ its round trip {cost}% at a {size} M CNY book',
+  'tierRule.v5_replaced':
+    'replaced {out}: expected excess {alpha}% less its {outAlpha}% ≥ {cost}%, what the switch costs',
+  'tierRule.v5_switched_out':
+    'left the main list: replaced by {in}, which is expected to earn more than the switch costs',
+  'tierRule.v5_weak': 'weak market: no new entries today; expected excess {alpha}% covers its round trip {cost}%',
+  'tierRule.v5_one_word': 'score {score}, but a one-price limit board on the data date: not buyable at the open',
+  'tierRule.v5_limit_up': 'score {score}, but closed limit-up on the data date: not buyable at the open',
+  'tierRule.v5_full':
+    'score {score}: expected excess {alpha}% covers its round trip {cost}%, but all {slots} main places are taken and no switch pays',
+  'tierRule.v5_costly':
+    'score {score} ≥ observe {observe}; expected excess {alpha}% below its round trip {cost}% at a {size} M CNY book',
   'logicRule.first': 'first day tracked',
   'logicRule.enter': 'score percentile EMA {ema} ≥ {enter} for {days} days',
   'logicRule.back': 'score percentile EMA back ≥ {enter} for {days} days',
@@ -483,6 +499,19 @@ const zh = {
   'emptyMain.no_weight': '没有信号获得权重（全部权重为 0）',
   'emptyMain.no_eligible': '今日没有股票通过筛选（停牌、ST、次新、流动性不足或已失效）',
   'emptyMain.below_entry': '今日没有合格股票的评分达到入选线 {entry}',
+  'emptyMain.no_edge': '今日没有合格股票的预期超额收益覆盖其往返交易成本，且无持仓',
+  'tierRule.v5_kept': '保留在昨日主选中：预期超额收益 {alpha}% ≥ −{sell}%（卖出成本）',
+  'tierRule.v5_left': '移出主选：预期超额收益 {alpha}% 低于 −{sell}%（卖出成本）',
+  'tierRule.v5_entered': '入选：20 日预期超额收益 {alpha}% ≥ {size} 百万元组合的往返成本 {cost}%',
+  'tierRule.v5_replaced': '替换 {out}：预期超额收益 {alpha}% 减去其 {outAlpha}% ≥ 换仓成本 {cost}%',
+  'tierRule.v5_switched_out': '移出主选：由 {in} 替换，其预期超额收益高出换仓成本',
+  'tierRule.v5_weak': '弱势市场：今日不新增主选；预期超额收益 {alpha}% 覆盖往返成本 {cost}%',
+  'tierRule.v5_one_word': '评分 {score}，但数据日为一字板：开盘无法买入',
+  'tierRule.v5_limit_up': '评分 {score}，但数据日涨停收盘：开盘难以买入',
+  'tierRule.v5_full':
+    '评分 {score}：预期超额收益 {alpha}% 覆盖往返成本 {cost}%，但主选的 {slots} 个名额已满且换仓不划算',
+  'tierRule.v5_costly':
+    '评分 {score} ≥ 观察线 {observe}；预期超额收益 {alpha}% 低于 {size} 百万元组合的往返成本 {cost}%',
   'logicRule.first': '首日跟踪',
   'logicRule.enter': '评分分位平滑值 {ema} ≥ {enter}，已持续 {days} 天',
   'logicRule.back': '评分分位平滑值重回 ≥ {enter}，已持续 {days} 天',
