@@ -47,7 +47,7 @@ export interface Config {
     readonly callTimeoutMs: number
     /** TUSHARE_SYNC_TIMEOUT_MIN: the whole sync, in milliseconds. */
     readonly syncTimeoutMs: number
-    /** TUSHARE_MAX_ANSWER_BYTES: bytes one answer may have. */
+    /** TUSHARE_MAX_ANSWER_BYTES: bytes one query's answers may have, all its pages together. */
     readonly maxAnswerBytes: number
     /** TUSHARE_MAX_PAGES: pages one query may follow. */
     readonly maxPages: number
