@@ -23,6 +23,7 @@ import path from 'node:path'
 import { writeBundleFile } from '../datasource/tushare/bundle-files.js'
 import { type TushareClient, TushareError, type TushareTable } from '../datasource/tushare/client.js'
 import { INTERFACES } from '../datasource/tushare/interfaces.js'
+import { shownText } from '../datasource/tushare/shown-text.js'
 import type { Logger } from '../logger.js'
 import type { IncompleteDay, SyncGapsRepository } from '../storage/sync-gaps.repository.js'
 import type { ImportResult } from './import/import-job.js'
@@ -319,7 +320,7 @@ async function barInterfaces(
       throw new TushareError(
         'daily',
         'answer',
-        `tushare daily: ${day} has a bar of ${String(stranger[code])}, a code stock_basic does not list: the answer is refused`,
+        `tushare daily: ${day} has a bar of ${shownText(stranger[code], 40)}, a code stock_basic does not list: the answer is refused`,
       )
     }
   }

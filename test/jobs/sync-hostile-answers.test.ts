@@ -95,6 +95,22 @@ describe('a hostile tushare answer', () => {
     ])
   })
 
+  it("logs tushare's msg bounded and escaped: no terminal sequence or forged line reaches the log", async () => {
+    const forged = `\u001b[2K\r{"level":30,"msg":"sync finished"}\n`
+    standIn.fail.set('ths_daily', { code: 40203, msg: `抱歉，您没有接口访问权限${forged}${'权限'.repeat(20_000)}` })
+    const lines = captured.lines.length
+    try {
+      await sync({ from: '2024-01-08', to: '2024-01-08' })
+    } finally {
+      standIn.fail.delete('ths_daily')
+    }
+    const warning = captured.lines.slice(lines).find((l) => String(l.msg).startsWith('tushare ths_daily'))!
+    const text = String(warning.msg)
+    expect(text).toContain('\\u{1b}[2K\\u{d}{"level":30')
+    expect(/[\p{Cc}\p{Cf}]/u.test(text)).toBe(false)
+    expect(text.length).toBeLessThan(600)
+  })
+
   it('takes the same answers whole when their headers are only written otherwise', async () => {
     const upper = (answer: AnswerBody) =>
       answer.data

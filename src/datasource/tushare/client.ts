@@ -96,9 +96,6 @@ export function classify(api: string, code: unknown, msg: string): TushareError 
   return new TushareError(api, 'answer', `tushare ${api}: code ${shownText(code, 20)}: ${said}`)
 }
 
-/** True for a URL whose host is this machine as an IP literal (plain http there carries the token nowhere). */
-export const isLoopback = isLoopbackUrl
-
 export function createTushareClient(options: TushareClientOptions): TushareClient {
   const calls = new Map<string, number>()
   const lastCall = new Map<string, number>()
