@@ -4,10 +4,12 @@
  * by `offset` while `has_more`, up to `maxPages`; one that does not (daily, adj_factor, daily_basic, stk_limit) is
  * asked once and its answer said to be cut when it fills the interface's row limit (the caller splits by codes).
  * Calls of one interface are paced to its calls-per-minute limit; a rate-limit answer waits a minute and tries
- * again; a daily-quota answer is its own failure (`quota`). Every call has a deadline and a cap on answer bytes;
- * redirects are refused, not followed; rows that repeat a key or lie outside the asked day, codes, announcement
- * date or period are refused with the interface named. The token goes into request bodies only: never into an
- * error, a log line or a thrown message.
+ * again; a daily-quota answer is its own failure (`quota`). Every call has a deadline; a query's pages share one
+ * byte budget, and a page is refused as it arrives once it holds more rows than the interface's limit
+ * (answer-reader.ts); redirects are refused, not followed; an answer whose columns are not the ones asked, or with
+ * rows that repeat a key or lie outside the asked day, codes, announcement date or period, is refused with the
+ * interface named (answer-checks.ts). The token goes into request bodies only: never into an error, a log line or
+ * a thrown message; what tushare says goes into them bounded and escaped (shown-text.ts).
  */
 import { isLoopbackUrl } from '../../config.js'
 import type { Logger } from '../../logger.js'
