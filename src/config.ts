@@ -1,3 +1,4 @@
+import { isIP } from 'node:net'
 import path from 'node:path'
 import { redactUrl } from './redact.js'
 
@@ -48,7 +49,7 @@ export interface Config {
     readonly callTimeoutMs: number
     /** TUSHARE_SYNC_TIMEOUT_MIN: the whole sync, in milliseconds. */
     readonly syncTimeoutMs: number
-    /** TUSHARE_MAX_ANSWER_BYTES: bytes one answer may have. */
+    /** TUSHARE_MAX_ANSWER_BYTES: bytes one query's answers may have, all its pages together. */
     readonly maxAnswerBytes: number
     /** TUSHARE_MAX_PAGES: pages one query may follow. */
     readonly maxPages: number
@@ -170,12 +171,22 @@ function httpLimits(env: Env): Config['http'] {
   })
 }
 
+/**
+ * True for a URL whose host is a loopback address written as an IP literal: 127.0.0.0/8 or ::1. A name is never
+ * taken as loopback, however it begins (`127.evil.example`, `127.0.0.1.nip.io` resolve wherever their owner likes);
+ * the URL parser has already turned `127.1` or `0x7f.0.0.1` into dotted form.
+ */
+export function isLoopbackUrl(value: string): boolean {
+  const host = new URL(value).hostname
+  if (host === '[::1]') return true
+  return isIP(host) === 4 && host.startsWith('127.')
+}
+
 /** TUSHARE_URL: https, or plain http only to this machine or with TUSHARE_ALLOW_HTTP (the token rides in bodies). */
 function tushareUrl(env: Env): string {
   const value = url(env, 'TUSHARE_URL', ['http:', 'https:']) ?? 'https://api.tushare.pro'
   const parsed = new URL(value)
-  const loopback = ['localhost', '[::1]'].includes(parsed.hostname) || parsed.hostname.startsWith('127.')
-  if (parsed.protocol === 'http:' && !loopback && !flag(env, 'TUSHARE_ALLOW_HTTP', false)) {
+  if (parsed.protocol === 'http:' && !isLoopbackUrl(value) && !flag(env, 'TUSHARE_ALLOW_HTTP', false)) {
     throw new ConfigError(
       `TUSHARE_URL is plain http (${redactUrl(value)}): the token would travel unencrypted; use https, or set TUSHARE_ALLOW_HTTP=1 to allow it`,
     )
