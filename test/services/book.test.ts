@@ -2,11 +2,13 @@ import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { renderTearSheet } from '../../src/cli/tear-sheet.js'
 import { type BookBar, DEFAULT_BOOK_COSTS, DEFAULT_BOOK_DEPTH } from '../../src/domain/book.js'
-import { isInvestable } from '../../src/domain/book-exposures.js'
+import type { DayFactors } from '../../src/domain/book-attribution.js'
 import { assembleBookReport } from '../../src/domain/book-report.js'
+import { type UniverseName, universeDay } from '../../src/domain/book-universe.js'
 import type { Board } from '../../src/domain/codes.js'
 import { limitRatio } from '../../src/domain/limit-rules.js'
 import { DEFAULT_BENCHMARK, limitDownPrice, limitUpPrice } from '../../src/domain/outcomes.js'
+import { isEligible } from '../../src/domain/tiers.js'
 import { buildApp } from '../../src/http/app.js'
 import { createDemoDatabase, type DemoMarket, WEEKS_OF_PLANS } from '../support/demo-market.js'
 import type { TestDatabase } from '../support/test-db.js'
@@ -27,8 +29,10 @@ interface PlainBar {
 
 /**
  * The book's inputs read with plain queries and computed here row by row: `main` from the tier rows, every bar of
- * the store, the universe of each plan day from its tier rows, CSI 300's closes. The universe return of D is the
- * mean T→D close-to-close return of the names investable on T that trade on D.
+ * the store, the universe of each plan day from its tier rows, CSI 300's closes. The universe on D is `universeDay`
+ * over the names eligible on T, each with its gap from T's close to D's open, its day from D's open to D's close,
+ * whether it opened at its limit up on D, and its return over its last 20 traded bars to T (those of the 61
+ * trading days before T the service reads).
  */
 async function plainInputs(t: TestDatabase) {
   const calendar = (
@@ -80,22 +84,47 @@ async function plainInputs(t: TestDatabase) {
         vol20d: rets.length >= 2 ? Math.sqrt(rets.reduce((a, r) => a + (r - mean) ** 2, 0) / (rets.length - 1)) : null,
       })
     })
-  const tiers = await sql<{ d: string; code: string; is_suspended: boolean; is_st: boolean; amount_ma20: number }>`
-    select trade_date::text as d, code, is_suspended, is_st, amount_ma20 from tier_scores`.execute(t.db)
-  const investable = new Map<string, string[]>()
-  for (const r of tiers.rows)
-    if (isInvestable({ isSuspended: r.is_suspended, isSt: r.is_st, amountMa20: r.amount_ma20 }))
-      investable.set(r.d, [...(investable.get(r.d) ?? []), r.code])
+  const tiers = await sql<{
+    d: string
+    code: string
+    is_suspended: boolean
+    is_st: boolean
+    amount_ma20: number
+    listed_days: number
+    invalidated: boolean
+  }>`
+    select trade_date::text as d, code, is_suspended, is_st, amount_ma20, listed_days, invalidated
+    from tier_scores`.execute(t.db)
+  const investable = new Map<string, Array<{ code: string; amount_ma20: number }>>()
+  for (const r of tiers.rows) if (isEligible(r)) investable.set(r.d, [...(investable.get(r.d) ?? []), r])
+  const ret20Of = (code: string, date: string): number | null => {
+    const list = traded.get(code) ?? []
+    const i = list.findIndex((b) => b.d === date)
+    if (i < 20 || calendar.indexOf(date) - calendar.indexOf(list[i - 20]!.d) > 61) return null
+    return (list[i]!.close * list[i]!.adj) / (list[i - 20]!.close * list[i - 20]!.adj) - 1
+  }
   const universe = new Map<string, number | null>()
+  const factors = new Map<string, DayFactors>()
+  const names = new Map<string, UniverseName[]>()
   for (const planDate of planDates) {
     const next = calendar[calendar.indexOf(planDate) + 1]
     if (next === undefined) continue
-    const rets = (investable.get(planDate) ?? []).flatMap((code) => {
+    const day = (investable.get(planDate) ?? []).map(({ code, amount_ma20 }): UniverseName => {
       const a = pxOf.get(`${code} ${planDate}`)
-      const b = pxOf.get(`${code} ${next}`)
-      return a === undefined || b === undefined ? [] : [b / a - 1]
+      const d = barOf.get(`${code} ${next}`)
+      return {
+        code,
+        amountMa20: amount_ma20,
+        ret20: ret20Of(code, planDate),
+        overnight: d === undefined || a === undefined ? null : (d.open * d.adj) / a - 1,
+        intraday: d === undefined ? null : d.close / d.open - 1,
+        openAtLimitUp: d !== undefined && d.limitUp !== null && d.open >= d.limitUp - 1e-9,
+      }
     })
-    universe.set(next, rets.length ? rets.reduce((x, y) => x + y, 0) / rets.length : null)
+    names.set(next, day)
+    const u = universeDay(day, (mainOf.get(planDate) ?? []).slice(0, DEFAULT_BOOK_DEPTH))
+    universe.set(next, u.ret)
+    factors.set(next, { size: u.sizeFactor, reversal: u.reversalFactor, matched: u.matchedRet })
   }
   const index = await sql<{ d: string; close: number }>`
     select trade_date::text as d, close from index_bars where code = ${DEFAULT_BENCHMARK}`.execute(t.db)
@@ -105,6 +134,8 @@ async function plainInputs(t: TestDatabase) {
   return {
     plan: planDates.map((date) => ({ date, main: (mainOf.get(date) ?? []).slice(0, DEFAULT_BOOK_DEPTH) })),
     universe,
+    factors,
+    names,
     market: {
       calendar: span,
       bar: (code: string, date: string) => barOf.get(`${code} ${date}`) ?? null,
@@ -124,6 +155,7 @@ function bookOfPlainInputs(plain: Awaited<ReturnType<typeof plainInputs>>) {
     plan: plain.plan,
     market: plain.market,
     facts: [],
+    factors: plain.factors,
     depth: DEFAULT_BOOK_DEPTH,
     costs: DEFAULT_BOOK_COSTS,
     benchmark: DEFAULT_BENCHMARK,
