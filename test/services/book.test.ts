@@ -1,9 +1,14 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { renderTearSheet } from '../../src/cli/tear-sheet.js'
-import { type BookBar, DEFAULT_BOOK_COSTS, DEFAULT_BOOK_DEPTH } from '../../src/domain/book.js'
-import type { DayFactors } from '../../src/domain/book-attribution.js'
-import { assembleBookReport } from '../../src/domain/book-report.js'
+import { type BookBar, DEFAULT_BOOK_COSTS, DEFAULT_BOOK_DEPTH, simulateBook } from '../../src/domain/book.js'
+import {
+  bookAttribution,
+  costSensitivity,
+  type DayFactors,
+  RESEARCH_ATTEMPTS,
+} from '../../src/domain/book-attribution.js'
+import { assembleBookReport, HEADLINE_BOOK_SIZE } from '../../src/domain/book-report.js'
 import { type UniverseName, universeDay } from '../../src/domain/book-universe.js'
 import type { Board } from '../../src/domain/codes.js'
 import { limitRatio } from '../../src/domain/limit-rules.js'
@@ -191,6 +196,26 @@ describe('the main book from the store (issue 38)', () => {
       want.days.map((d) => [d.date, expect.closeTo(plain.universe.get(d.date)!, 12)]),
     )
     expect(closeTree(book, want)).toBe(true)
+    // attribution and sensitivity are the pure functions' at the headline size over the plain inputs
+    const headline = simulateBook(plain.plan, plain.market, {
+      depth: DEFAULT_BOOK_DEPTH,
+      bookSize: HEADLINE_BOOK_SIZE,
+      costs: DEFAULT_BOOK_COSTS,
+    })
+    expect(closeTree(book.attribution, bookAttribution(headline, plain.factors, RESEARCH_ATTEMPTS))).toBe(true)
+    const options = { depth: DEFAULT_BOOK_DEPTH, bookSize: HEADLINE_BOOK_SIZE, costs: DEFAULT_BOOK_COSTS }
+    expect(closeTree(book.cost_sensitivity, costSensitivity(plain.plan, plain.market, options))).toBe(true)
+    expect(book.attribution.gross?.loadings.map((l) => l.name)).toEqual(['size', 'reversal'])
+    expect(book.attribution.deflated_sharpe?.attempts).toBe(RESEARCH_ATTEMPTS)
+    expect(book.attribution.matched.net.mean).not.toBeNull()
+    // the sensitivity row at the headline costs is the headline
+    const atHeadline = book.cost_sensitivity.find(
+      (c) => c.impact === DEFAULT_BOOK_COSTS.impact && c.adv_cap === DEFAULT_BOOK_COSTS.advCap,
+    )!
+    const sized = book.sizes.find((x) => x.size === HEADLINE_BOOK_SIZE)!
+    expect(atHeadline.net_excess).toEqual(sized.universe.net_excess)
+    expect(atHeadline.cost_drag).toBe(sized.cost_drag)
+    expect(book.cost_sensitivity).toHaveLength(6)
     expect(exposures.days).toBeGreaterThan(10)
     expect(exposures.mean_z.size).not.toBeNull()
     const universeShare = exposures.industries.reduce((a, i) => a + i.universe, 0)
@@ -253,22 +278,39 @@ describe('the main book from the store (issue 38)', () => {
 
   it('GET /plan/track_record carries the book in its schema; evaluate prints it first', async () => {
     const app = await buildApp(demo.services)
+    const report = await demo.services.trackRecord.evaluate({ horizon: 5, benchmark: DEFAULT_BENCHMARK })
     try {
       const res = await app.inject({ method: 'GET', url: '/plan/track_record?horizon=5' })
       expect(res.statusCode).toBe(200)
       const body = res.json()
       expect(Object.keys(body.book).sort()).toEqual(
-        ['benchmark', 'costs', 'days', 'depth', 'exposures', 'from', 'headline_size', 'sizes', 'to', 'universe'].sort(),
+        [
+          'attribution',
+          'benchmark',
+          'cost_sensitivity',
+          'costs',
+          'days',
+          'depth',
+          'exposures',
+          'from',
+          'headline_size',
+          'sizes',
+          'to',
+          'universe',
+        ].sort(),
       )
+      expect(body.book.attribution).toEqual(report.book.attribution)
+      expect(body.book.cost_sensitivity).toEqual(report.book.cost_sensitivity)
       expect(body.book.sizes.map((s: { size: number }) => s.size)).toEqual([20e6, 100e6, 300e6])
       expect(Object.keys(body.book.sizes[0].universe)).toContain('net_ir')
       expect(body.book.exposures.note).toContain('not point in time')
       // the existing fields are still there
       expect(body.portfolio.ir === null || typeof body.portfolio.ir === 'number').toBe(true)
-      const text = renderTearSheet(
-        await demo.services.trackRecord.evaluate({ horizon: 5, benchmark: DEFAULT_BENCHMARK }),
-      )
+      const text = renderTearSheet(report)
       expect(text.startsWith('Main book')).toBe(true)
+      expect(text).toContain('Edge net of size and reversal at 100 M')
+      expect(text).toContain(`the best of ${RESEARCH_ATTEMPTS} attempts`)
+      expect(text).toMatch(/^0\.75\s+5%\s/m)
       expect(text).toContain('Signal research')
     } finally {
       await app.close()
