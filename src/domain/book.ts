@@ -39,7 +39,7 @@ export interface BookMarket {
   readonly calendar: readonly string[]
   /** The stock's bar on a trading day; null when it did not trade (suspended, not listed). */
   bar(code: string, date: string): BookBar | null
-  /** Equal-weighted close-to-close return on `date` of the investable universe known the day before. */
+  /** The investable universe's return on `date`, measured as the book's day (`book-universe.ts`). */
   universeReturn(date: string): number | null
   /** The benchmark index's close-to-close return on `date` (CSI 300: a price index, no dividends). */
   benchmarkReturn(date: string): number | null
@@ -110,7 +110,9 @@ interface Position {
 }
 
 const EPS = 1e-9
-const atLimitUp = (bar: BookBar): boolean => bar.limitUp !== null && bar.open >= bar.limitUp - EPS
+/** Opens at its limit up: not bought that day (the book's rule, and its universe's). */
+export const atLimitUp = (bar: Pick<BookBar, 'open' | 'limitUp'>): boolean =>
+  bar.limitUp !== null && bar.open >= bar.limitUp - EPS
 const atLimitDown = (bar: BookBar): boolean => bar.limitDown !== null && bar.open <= bar.limitDown + EPS
 
 function markTo(position: Position, price: number): void {

@@ -270,9 +270,9 @@ const en = {
   'tr.error': 'Could not load the track record: {error}',
   'tr.book': 'The main book as a PM holds it (after costs)',
   'tr.book_basis':
-    "Each plan day's main (first {depth} names) in equal weights, bought and sold at the next open: an entrant opening at its limit up is not bought, a leaver opening at its limit down or suspended is carried. {from} – {to}, {days} trading days. Costs: commission {commission} a side, stamp duty on sells by trade date, half-spread {spread}, square-root impact, orders at most {cap} of 20-day traded value. Headline baseline: {universe}.",
+    "Each plan day's main (first {depth} names) in equal weights, bought and sold at the next open: an entrant opening at its limit up is not bought, a leaver opening at its limit down or suspended is carried. {from} – {to}, {days} trading days. Costs: commission {commission} a side, stamp duty on sells by trade date, half-spread {spread}, square-root impact (Y = {impact}), orders at most {cap} of 20-day traded value (the rest on later days). Headline baseline: {universe}.",
   'tr.book_universe':
-    'the investable universe in equal weights, close to close: names traded the day before with a 20-day mean traded value of at least 50 M CNY, not ST',
+    'the investable universe in equal weights, on the same day as the book: the names eligible on the plan day (traded, not ST, listed at least 60 trading days, 20-day mean traded value at least 50 M CNY), held overnight, rebalanced at the next open into those buyable then (not opening at the limit up), marked at the close, without costs',
   'tr.book_curve': 'net value over the investable universe',
   'tr.book_curve_bench': 'net value over {bench} (a price index)',
   'tr.book_x_axis': 'trading day (bought at its open, marked at its close)',
@@ -289,6 +289,19 @@ const en = {
   'tr.book_size': 'Book size',
   'tr.book_turnover': 'Turnover a day',
   'tr.book_drag': 'Cost drag a year',
+  'tr.book_edge': 'Edge net of size and reversal at {size}',
+  'tr.book_gross_col': 'Gross',
+  'tr.book_net_col': 'Net',
+  'tr.book_alpha': 'Alpha a day (t)',
+  'tr.book_size_loading': 'Size loading (t)',
+  'tr.book_reversal_loading': 'Reversal loading (t)',
+  'tr.book_matched': 'Excess over a traded-value-matched benchmark a day (t)',
+  'tr.book_dsr': 'Deflated Sharpe ratio after {attempts} attempts',
+  'tr.book_edge_note':
+    "The daily excess over the universe regressed on the universe's size factor (its bottom third by 20-day traded value less its top third) and 20-day reversal factor (its bottom third by 20-day return less its top third), Newey-West t, {days} days. The matched benchmark holds each target name's traded-value decile of the universe. Deflated Sharpe ratio: the probability that the net IR of {ir} beats {lucky}, the best {attempts} skill-less attempts would show by luck (0.95 is the usual bar).",
+  'tr.book_costs': 'Cost sensitivity at {size}',
+  'tr.book_impact': 'Impact Y',
+  'tr.book_cap': 'Order cap (of 20-day traded value)',
   'tr.book_exposures':
     "Exposures (mean z-score among the investable universe): size {size}, beta {beta}, volatility {vol}, 5-day reversal {rev}. Industry tilts (book vs universe): {industries}. Industries are today's (stock_basic), not point in time.",
   'tr.research': 'Signal research: h-day cohorts of the published list (not a book a PM holds)',
@@ -599,8 +612,9 @@ const zh = {
   'tr.error': '无法加载历史表现：{error}',
   'tr.book': '主选组合（按投资经理持有方式，扣除成本）',
   'tr.book_basis':
-    '每个计划日的主选（前 {depth} 只）等权持有，下一交易日开盘买卖：开盘涨停的新进股票不买，开盘跌停或停牌的退出股票继续持有。{from} – {to}，{days} 个交易日。成本：佣金每边 {commission}，卖出印花税按成交日，半价差 {spread}，平方根冲击，单笔不超过 20 日成交额的 {cap}。主要基准：{universe}。',
-  'tr.book_universe': '可投资全市场等权，收盘到收盘：前一交易日有成交、20 日平均成交额不低于 5000 万元、非 ST 的股票',
+    '每个计划日的主选（前 {depth} 只）等权持有，下一交易日开盘买卖：开盘涨停的新进股票不买，开盘跌停或停牌的退出股票继续持有。{from} – {to}，{days} 个交易日。成本：佣金每边 {commission}，卖出印花税按成交日，半价差 {spread}，平方根冲击（Y = {impact}），单笔不超过 20 日成交额的 {cap}（其余留待之后的交易日）。主要基准：{universe}。',
+  'tr.book_universe':
+    '可投资全市场等权，与组合同一交易日计算：计划日符合条件的股票（有成交、非 ST、上市至少 60 个交易日、20 日平均成交额不低于 5000 万元）隔夜持有，下一交易日开盘调整为当时可买入的股票（开盘涨停的不买），按收盘估值，不计成本',
   'tr.book_curve': '相对可投资全市场的净值',
   'tr.book_curve_bench': '相对 {bench} 的净值（价格指数）',
   'tr.book_x_axis': '交易日（开盘买入，收盘估值）',
@@ -617,6 +631,19 @@ const zh = {
   'tr.book_size': '组合规模',
   'tr.book_turnover': '日均换手',
   'tr.book_drag': '年化成本拖累',
+  'tr.book_edge': '剔除规模与反转后的超额（规模 {size}）',
+  'tr.book_gross_col': '毛',
+  'tr.book_net_col': '净',
+  'tr.book_alpha': '日均 alpha（t）',
+  'tr.book_size_loading': '规模因子载荷（t）',
+  'tr.book_reversal_loading': '反转因子载荷（t）',
+  'tr.book_matched': '相对成交额匹配基准的日均超额（t）',
+  'tr.book_dsr': '紧缩夏普比率（{attempts} 次尝试后）',
+  'tr.book_edge_note':
+    '组合相对全市场的日超额对全市场的规模因子（20 日成交额最低三分之一减最高三分之一）和 20 日反转因子（20 日收益最低三分之一减最高三分之一）回归，Newey-West t，{days} 个交易日。匹配基准按目标股票在全市场中的成交额十分位持有。紧缩夏普比率：净信息比率 {ir} 超过 {lucky}（{attempts} 次无技能尝试中最好一次的运气所得）的概率（通常以 0.95 为门槛）。',
+  'tr.book_costs': '成本敏感性（规模 {size}）',
+  'tr.book_impact': '冲击系数 Y',
+  'tr.book_cap': '单笔上限（占 20 日成交额）',
   'tr.book_exposures':
     '风格暴露（在可投资全市场中的平均 z 值）：规模 {size}，贝塔 {beta}，波动率 {vol}，5 日反转 {rev}。行业偏离（组合 vs 全市场）：{industries}。行业取自 stock_basic 的当前分类，并非时点数据。',
   'tr.research': '信号研究：已发布名单的 h 日持有批次（并非投资经理持有的组合）',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { assignTiers } from '../../src/domain/tiers.js'
 import { VOCABULARY } from '../../src/domain/vocabulary.js'
-// the viewer's own module (plain JS, no browser API): how the page words a stored tier rule
+// @ts-expect-error the viewer's browser module has no type declarations (how the page words a stored tier rule)
 import { tierRuleWords } from '../../src/http/viewer/rules.js'
 import { tierRow } from '../support/tier-rows.js'
 
