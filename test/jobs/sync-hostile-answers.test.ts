@@ -111,6 +111,29 @@ describe('a hostile tushare answer', () => {
     expect(text.length).toBeLessThan(600)
   })
 
+  it('fails cleanly on pages of more rows than their limit with has_more for ever, storing nothing of the day', async () => {
+    // namechange pages by 5,000 rows: every page answers 20,000 and says there are more
+    standIn.rewrite.set('namechange', (answer) => {
+      const data = answer.data!
+      const row = data.fields.map(
+        (f) => ({ ts_code: '600519.SH', name: '贵州茅台', start_date: '20010827' })[f] ?? null,
+      )
+      return { ...answer, data: { ...data, items: Array.from({ length: 20_000 }, () => row), has_more: true } }
+    })
+    const calls = standIn.calls.length
+    try {
+      await expect(sync({ from: '2024-01-09', to: '2024-01-09' })).rejects.toThrow(
+        'tushare namechange: the answer holds more than 5000 rows of 6 values, the most one call was asked for: refused as it arrived',
+      )
+    } finally {
+      standIn.rewrite.delete('namechange')
+    }
+    expect(standIn.calls.slice(calls).filter((c) => c.api === 'namechange')).toHaveLength(1)
+    expect(await rows(t, `select count(*)::int as n from daily_bars where trade_date = '2024-01-09'`)).toEqual([
+      { n: 0 },
+    ])
+  })
+
   it('takes the same answers whole when their headers are only written otherwise', async () => {
     const upper = (answer: AnswerBody) =>
       answer.data
