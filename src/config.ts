@@ -22,7 +22,6 @@ export interface Config {
   readonly poolTop: number
   readonly poolMax: number
   readonly poolPushUrl: string | undefined
-  readonly planVersion: string
   /** STOCKPLAN_COMMIT: the commit the code version names; unset, `resolveCodeVersion` asks git once. */
   readonly codeCommit: string | undefined
   readonly xxlJob: {
@@ -210,7 +209,6 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     poolTop,
     poolMax,
     poolPushUrl: url(env, 'POOL_PUSH_URL', ['http:', 'https:']),
-    planVersion: text(env, 'PLAN_VERSION') ?? '4',
     codeCommit: text(env, 'STOCKPLAN_COMMIT'),
     xxlJob: Object.freeze({
       accessToken: text(env, 'XXLJOB_ACCESS_TOKEN'),

@@ -1,5 +1,6 @@
 import type { Config } from '../config.js'
 import { DEFAULT_BENCHMARK } from '../domain/outcomes.js'
+import { PLAN_VERSION } from '../domain/plan-version.js'
 import { WEIGHT_RULES } from '../domain/signal-weights.js'
 import { runBuild } from '../jobs/build.job.js'
 import type { ChainStep } from '../jobs/job.js'
@@ -90,7 +91,7 @@ function planStep(deps: ChainStepsDeps, run: StepRun, inputs: PlanInputRepositor
   const assembler = run.history
     ? createPlanAssembler({
         inputs: { ...inputs, quotes: run.history.quotes },
-        planVersion: config.planVersion,
+        planVersion: PLAN_VERSION,
         now: deps.now,
       })
     : serving.assembler
@@ -104,7 +105,7 @@ function planStep(deps: ChainStepsDeps, run: StepRun, inputs: PlanInputRepositor
         assembler,
         files: repositories.files,
         log: run.log,
-        planVersion: config.planVersion,
+        planVersion: PLAN_VERSION,
         codeVersion: deps.codeVersion(),
         now: deps.now,
         onPlanWritten: serving.forgetPlan,
