@@ -86,7 +86,7 @@ function buildStep(deps: ChainStepsDeps, run: StepRun, inputs: PlanInputReposito
 }
 
 function planStep(deps: ChainStepsDeps, run: StepRun, inputs: PlanInputRepository): ChainStep {
-  const { config, store, repositories, serving } = deps
+  const { store, repositories, serving } = deps
   // a replay's plan reads the day's quotes from its history
   const assembler = run.history
     ? createPlanAssembler({
