@@ -23,7 +23,6 @@ export interface Config {
   readonly poolTop: number
   readonly poolMax: number
   readonly poolPushUrl: string | undefined
-  readonly planVersion: string
   /** PLAN_BOOK_SIZE_CNY: the book the plan is built for; entry and stay weigh each trade's cost at this size. */
   readonly planBookSizeCny: number
   /** STOCKPLAN_COMMIT: the commit the code version names; unset, `resolveCodeVersion` asks git once. */
@@ -223,7 +222,6 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     poolTop,
     poolMax,
     poolPushUrl: url(env, 'POOL_PUSH_URL', ['http:', 'https:']),
-    planVersion: text(env, 'PLAN_VERSION') ?? '5',
     planBookSizeCny: integer(env, 'PLAN_BOOK_SIZE_CNY', 100_000_000, 1_000_000, 100_000_000_000),
     codeCommit: text(env, 'STOCKPLAN_COMMIT'),
     xxlJob: Object.freeze({

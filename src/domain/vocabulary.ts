@@ -343,6 +343,10 @@ const en = {
   'tr.days': 'days',
   'tr.weights': 'Signal weights over time (walk-forward)',
   'tr.weights_note': 'Each line is a signal’s weight as set on that date from earlier data only.',
+  'tr.demo_note':
+    'This is the demo market: synthetic, with the effects published A-share studies document (short-term reversal, lottery/MAX, abnormal turnover, idiosyncratic volatility, size, value) planted at the sizes they report, not fitted to the score. What is planted and what the plan makes of it: docs/score.md, “The demo market’s planted signal”; the real market’s figures: docs/score.md, “On real data”.',
+  'tr.demo_note_null':
+    'This is the null demo market (--signal 0): nothing predicts returns, so the book should earn nothing before costs and the score’s IC should be nil. The real market’s figures: docs/score.md, “On real data”.',
   'tr.by_decision': 'By decision',
   'tr.by_logic': 'By logic state',
   'tr.by_regime': 'By regime',
@@ -685,6 +689,10 @@ const zh = {
   'tr.days': '天数',
   'tr.weights': '信号权重随时间的变化（滚动前推）',
   'tr.weights_note': '每条线是某一信号在该日仅用此前数据确定的权重。',
+  'tr.demo_note':
+    '这是演示市场：合成数据，按已发表的 A 股研究所记录的效应（短期反转、彩票型/MAX、异常换手、特质波动率、规模、价值）及其报告的幅度植入，并非按评分拟合。植入了什么、计划的表现：docs/score.md“The demo market’s planted signal”；真实市场的数据：docs/score.md“On real data”。',
+  'tr.demo_note_null':
+    '这是无信号的演示市场（--signal 0）：没有任何东西能预测收益，组合扣除成本前应无收益，评分的 IC 应为零。真实市场的数据：docs/score.md“On real data”。',
   'tr.by_decision': '按计划结论',
   'tr.by_logic': '按逻辑状态',
   'tr.by_regime': '按市场环境',
