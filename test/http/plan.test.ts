@@ -1,7 +1,7 @@
 import { chmod, readFile, rm, writeFile } from 'node:fs/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ServiceOptions } from '../../src/compose.js'
-import { PLAN_VERSION, PLAN_VERSION } from '../../src/domain/plan-version.js'
+import { PLAN_VERSION } from '../../src/domain/plan-version.js'
 import { PlanSchema } from '../../src/http/schemas/plan.schema.js'
 import { createMetrics } from '../../src/services/metrics.js'
 import { PLAN_CACHE_MAX } from '../../src/services/plan.service.js'
