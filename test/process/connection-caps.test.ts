@@ -98,6 +98,12 @@ describe(`connection caps of a server process with ${DESCRIPTOR_LIMIT} descripto
     expect((await holder.at(-1)!.get('/health')).status).toBe(200)
   })
 
+  it("keeps the PMS in while 300 sockets that never sent a byte are open from the PMS's own address", async () => {
+    for (let i = 0; i < 300; i++) held.push(await openSocket(port, '127.0.0.2'))
+    await expectPlanFor('127.0.0.2')
+    await expectPlanFor('127.0.0.3')
+  })
+
   it('keeps the PMS in while idle keep-alive, then one-byte, connections fill the overall cap', async () => {
     expect(CAP).toBeLessThan(DESCRIPTOR_LIMIT - DEFAULT_POOL_MAX - FILES_ROOM)
     for (const from of addresses(CAP, 10)) await idleKeptAlive(from)
