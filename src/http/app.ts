@@ -6,6 +6,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import type { Config } from '../config.js'
 import type { Logger } from '../logger.js'
 import { deadlineProbe } from '../services/deadline.js'
+import { demoMarketInStore } from '../services/demo-market.js'
 import type { LogicStateService } from '../services/logic-state.service.js'
 import { createMetrics, type Metrics } from '../services/metrics.js'
 import type { PlanService } from '../services/plan.service.js'
@@ -175,7 +176,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(stockRoutes, { stocks: deps.stocks })
   await app.register(viewerRoutes, { version: APP_VERSION })
   await app.register(trackRecordRoutes, { trackRecord: deps.trackRecord })
-  await app.register(trackRecordViewerRoutes)
+  await app.register(trackRecordViewerRoutes, {
+    demoMarket: () => demoMarketInStore(deps.config.demoDataDir, () => deps.tiers.latestDate()),
+  })
   for (const plugin of deps.extraPlugins ?? []) await plugin(app)
   return app
 }
