@@ -16,7 +16,7 @@ import type { VerdictService } from '../services/verdict.service.js'
 import type { TierRepository } from '../storage/tier.repository.js'
 import { closeConnectionsWhenIdle } from './connection-closer.js'
 import type { ConnectionLimits, Refusal } from './connection-limits.js'
-import { defaultMaxConnections, descriptorLimit } from './descriptor-limit.js'
+import { defaultMaxConnections, descriptorLimit, descriptorReserve } from './descriptor-limit.js'
 import { createPlanHitLane, serverWithLane } from './plan-hit-lane.js'
 import { createPlanResponses } from './plan-response.js'
 import { installAccessLog } from './plugins/access-log.js'
@@ -99,7 +99,8 @@ export function fastifyOptions(log: Logger, nextRequestId: () => string = reques
 /** The config's connection settings, the overall cap derived from the descriptor limit when it is not set. */
 export function connectionLimits(config: Config): ConnectionLimits {
   const { maxConnections, ...rest } = config.http
-  return { ...rest, maxConnections: maxConnections ?? defaultMaxConnections(descriptorLimit()) }
+  const reserve = descriptorReserve({ children: config.xxlJob.maxRunning })
+  return { ...rest, maxConnections: maxConnections ?? defaultMaxConnections(descriptorLimit(), reserve) }
 }
 
 const REFUSAL_LOG_EVERY_MS = 10_000
