@@ -153,8 +153,8 @@ describe('the alert rules, their unit tests and the dashboard, checked by promto
       for (const name of [
         'stockplan_plan_latest_date_timestamp_seconds',
         'stockplan_chain_step_last_failure_timestamp_seconds',
-        'http_request_duration_seconds_bucket',
-        'http_requests_total',
+        'stockplan_http_request_duration_seconds_bucket',
+        'stockplan_http_requests_total',
         'job:stockplan_plan_days_behind:max',
         'up',
       ])
