@@ -143,6 +143,49 @@ describe('the alert rules, their unit tests and the dashboard, checked by promto
     expect((await promtool(['check', 'rules', file])).code).toBe(1)
   })
 
+  it('shows dates as dates on a green background when all is well, and "never" for a moment that never was', async () => {
+    interface Field {
+      unit?: string
+      mappings?: { options: Record<string, unknown> }[]
+      thresholds?: { steps: { color: string; value: number | null }[] }
+    }
+    interface DashboardPanel {
+      title: string
+      type: string
+      options?: { colorMode?: string }
+      fieldConfig?: { defaults: Field; overrides: { properties: { id: string; value: unknown }[] }[] }
+    }
+    const doc = JSON.parse(await readFile(path.resolve('ops/grafana/dashboard.json'), 'utf8')) as {
+      panels: DashboardPanel[]
+    }
+    const dated = doc.panels.filter((p) => /^(time:|dateTime)/.test(p.fieldConfig?.defaults.unit ?? ''))
+    expect(dated.map((p) => p.title).sort()).toEqual([
+      'Latest published plan',
+      'Oldest incomplete synced day',
+      'Plan expected now',
+    ])
+    for (const panel of dated) {
+      expect(panel.fieldConfig!.defaults.unit, panel.title).toBe('time:YYYY-MM-DD')
+      // a background coloured by thresholds it does not have is always red
+      if (panel.options?.colorMode === 'background')
+        expect(panel.fieldConfig!.defaults.thresholds?.steps.length, panel.title).toBeGreaterThan(0)
+      expect(panel.fieldConfig!.defaults.mappings?.length, `${panel.title}: 0 or NaN in words`).toBeGreaterThan(0)
+    }
+    // a date of 0 (a plan never published) reads "never", not 1970-01-01, and is the only red one
+    const latest = dated.find((p) => p.title === 'Latest published plan')!.fieldConfig!.defaults
+    expect(latest.mappings![0]!.options['0']).toMatchObject({ text: 'never' })
+    expect(latest.thresholds!.steps).toEqual([
+      { color: 'red', value: null },
+      { color: 'green', value: 1 },
+    ])
+    const timeline = doc.panels.find((p) => p.title === 'Chain timeline')!
+    const properties = timeline.fieldConfig!.overrides.flatMap((o) => o.properties)
+    expect(properties).toContainEqual({
+      id: 'mappings',
+      value: [{ type: 'value', options: { 0: { text: 'never', index: 0 } } }],
+    })
+  })
+
   it('names every series by Prometheus conventions (`promtool check metrics` on the service exposition)', async () => {
     const text = await exposition()
     const lines = text.split('\n')
