@@ -51,7 +51,7 @@ describe('the alert rules, their unit tests and the dashboard, checked by promto
       expect(tested.code, tested.output).toBe(0)
       expect(tested.output).toContain('SUCCESS')
     }
-  })
+  }, 180_000)
 
   it('fails a unit test when a rule misses the holiday: staleness of the latest plan instead of the expected date', async () => {
     const doc = parse(await readFile(RULES_FILE, 'utf8')) as { groups: { name: string; rules: Rule[] }[] }
@@ -71,7 +71,7 @@ describe('the alert rules, their unit tests and the dashboard, checked by promto
     // the same story passes with the rules as they are
     await writeFile(path.join(dir, 'rules.yml'), await readFile(RULES_FILE, 'utf8'))
     expect((await promtool(['test', 'rules', path.join(dir, 'holiday.test.yml')])).code).toBe(0)
-  })
+  }, 180_000)
 
   it('tests every alert both firing and staying silent', async () => {
     const cases = new Map<string, { fires: number; silent: number }>()

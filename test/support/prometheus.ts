@@ -45,7 +45,8 @@ async function runTool(
   input: string,
 ): Promise<{ code: number; output: string }> {
   requireBinary(file)
-  const child = spawn(file, [...args], { stdio: ['pipe', 'pipe', 'pipe'], timeout: 30_000 })
+  // generous: the day-scale stories take promtool tens of seconds on a busy two-core host
+  const child = spawn(file, [...args], { stdio: ['pipe', 'pipe', 'pipe'], timeout: 180_000 })
   let output = ''
   child.stdout.on('data', (c: Buffer) => {
     output += c.toString()
