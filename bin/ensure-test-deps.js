@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm test` runs this first: the browser tests drive Debian's Chromium, and the monitoring tests (test/ops/) run
-// Debian's promtool and Prometheus; a fresh machine lacks both. apt's output goes to a log file; the test log gets
-// one line.
+// Debian's promtool, Prometheus, Alertmanager and amtool; a fresh machine lacks them. apt's output goes to a log
+// file; the test log gets one line.
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, openSync } from 'node:fs'
 import path from 'node:path'
@@ -18,6 +18,12 @@ const NEEDS = [
     file: '/usr/bin/promtool',
     packages: ['prometheus'],
     what: "Debian's prometheus (promtool) for the monitoring tests",
+    noRecommends: true,
+  },
+  {
+    file: '/usr/bin/amtool',
+    packages: ['prometheus-alertmanager'],
+    what: "Debian's Alertmanager and amtool for the monitoring tests",
     noRecommends: true,
   },
 ]

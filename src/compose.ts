@@ -147,13 +147,14 @@ function lazyCodeVersion(codeCommit: Config['codeCommit']): () => string {
 
 /** What `/metrics` reads the plan's, the chain's, the store's and the skill's gauges from (the server's registry). */
 export function createOperationalSource(
-  services: Pick<Services, 'store' | 'latestDate' | 'trackRecord' | 'log'>,
+  services: Pick<Services, 'store' | 'latestDate' | 'trackRecord' | 'log' | 'files'>,
   now: () => number = Date.now,
 ): OperationalSource {
   return {
     readings: createOperationalReadings({
       repository: createMonitoringRepository(services.store.db),
       latestPlanDate: () => services.latestDate.get(),
+      poolSize: (date) => services.files.poolSize(date),
       now,
       log: services.log,
     }),

@@ -43,7 +43,11 @@ export function createScheduler(
       runCliJob([name, ...dateArgs(args.date)], env, ctx)
   const handlers: Record<HandlerName, RunHandler> = {
     dailyPlanChain: (args, ctx) =>
-      runCliJob(['chain', ...dateArgs(args.date), ...(ctx.refuseIfBusy ? ['--no-wait'] : [])], syncEnv, ctx),
+      runCliJob(
+        ['chain', '--no-record', ...dateArgs(args.date), ...(ctx.refuseIfBusy ? ['--no-wait'] : [])],
+        syncEnv,
+        ctx,
+      ),
     // `sync` through the run's date when the trigger gives one
     sync: (args, ctx) => runCliJob(['sync', ...(args.date ? ['--to', args.date] : [])], syncEnv, ctx),
     build: step('build'),

@@ -1,5 +1,6 @@
 import type { Command } from 'commander'
 import { formatStepLine } from '../scheduler/child-protocol.js'
+import { startCliRunRecord } from './cli-run-record.js'
 import { parseIsoDate } from './options.js'
 
 /**
@@ -57,18 +58,25 @@ export function registerJobCommands(program: Command): void {
     .description('build, then plan, then push-pool, stopping at the first failure')
     .option('--date <YYYY-MM-DD>', 'data date (default: the latest bar date)', parseIsoDate)
     .option('--no-wait', 'refuse instead of waiting when another process runs the chain for the date')
-    .action(async (opts: { date?: string; wait: boolean }) =>
+    .option('--no-record', "keep no run record (the scheduler's child: the scheduler keeps its own)")
+    .action(async (opts: { date?: string; wait: boolean; record: boolean }) =>
       (await import('./context.js')).withContext(async ({ services, signal }) => {
         const drain = onDrainRequest('chain', 'stopping before the next step')
+        const record = opts.record ? await startCliRunRecord(services.store.db, opts.date) : undefined
         try {
           const result = await services.chain({ date: opts.date }, signal, {
             refuseIfBusy: !opts.wait,
             draining: drain.draining,
             onStep: (step, event, detail) => {
               process.stderr.write(`${formatStepLine(step, event, detail)}\n`)
+              record?.step(step, event, detail)
             },
           })
+          await record?.finish({ ok: true, summary: result.summary })
           printSummary(result.summary)
+        } catch (err) {
+          await record?.finish({ ok: false, error: err })
+          throw err
         } finally {
           drain.stop()
         }

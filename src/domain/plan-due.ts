@@ -16,35 +16,44 @@ const MAX_CLOSED_RUN = 31
 export interface CalendarWindow {
   /** Open days stored for the window asked (ascending or not). */
   readonly open: ReadonlySet<string>
-  /** The first and last day the stored calendar covers; outside it a weekday is taken as open. */
+  /** The first and last day the stored calendar covers; outside it nothing is known, not even a weekday. */
   readonly first: string | undefined
   readonly last: string | undefined
 }
 
 export interface PlanDue {
-  /** The data date of the plan the latest session whose 08:45 has passed needed (undefined: nothing known). */
+  /**
+   * The data date of the plan the latest session whose 08:45 has passed needed; undefined when the stored calendar
+   * does not cover the days that decide it (the service does not guess past its calendar).
+   */
   readonly expectedDate: string | undefined
-  /** When the latest session that has closed closed (ms since the epoch). */
+  /** When the latest session that has closed closed (ms since the epoch); undefined when not known. */
   readonly lastCloseAtMs: number | undefined
+  /** The data date of the plan the next session needs: the latest closed session's, built after its close. */
+  readonly nextDate: string | undefined
 }
 
 export const isoDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10)
 const dayMs = (date: string): number => Date.parse(`${date}T00:00:00Z`)
 
-/** Whether the market opens on `date`: the stored calendar where it covers the date, else Monday to Friday. */
-export function isOpenDay(calendar: CalendarWindow, date: string): boolean {
-  if (calendar.first !== undefined && calendar.last !== undefined && date >= calendar.first && date <= calendar.last)
-    return calendar.open.has(date)
-  const weekday = new Date(dayMs(date)).getUTCDay()
-  return weekday !== 0 && weekday !== 6
+/** Whether the market opens on `date` by the stored calendar; undefined outside the days it covers. */
+export function isOpenDay(calendar: CalendarWindow, date: string): boolean | undefined {
+  if (calendar.first === undefined || calendar.last === undefined || date < calendar.first || date > calendar.last)
+    return undefined
+  return calendar.open.has(date)
 }
 
-/** The latest open day on or before `date` whose moment `minuteCst` (minutes after midnight CST) is at or before `nowMs`. */
+/**
+ * The latest open day on or before today whose moment `minuteCst` (minutes after midnight CST) is at or before
+ * `nowMs`; undefined when a day the walk back needs is outside the calendar.
+ */
 function latestOpenDayAt(calendar: CalendarWindow, nowMs: number, minuteCst: number): string | undefined {
   let day = dayMs(isoDay(nowMs + CST_OFFSET_MS))
   for (let i = 0; i <= MAX_CLOSED_RUN + 1; i++, day -= DAY_MS) {
     const date = isoDay(day)
-    if (isOpenDay(calendar, date) && day - CST_OFFSET_MS + minuteCst * 60_000 <= nowMs) return date
+    const open = isOpenDay(calendar, date)
+    if (open === undefined) return undefined
+    if (open && day - CST_OFFSET_MS + minuteCst * 60_000 <= nowMs) return date
   }
   return undefined
 }
@@ -52,8 +61,9 @@ function latestOpenDayAt(calendar: CalendarWindow, nowMs: number, minuteCst: num
 function previousOpenDay(calendar: CalendarWindow, date: string): string | undefined {
   let day = dayMs(date) - DAY_MS
   for (let i = 0; i <= MAX_CLOSED_RUN; i++, day -= DAY_MS) {
-    const candidate = isoDay(day)
-    if (isOpenDay(calendar, candidate)) return candidate
+    const open = isOpenDay(calendar, isoDay(day))
+    if (open === undefined) return undefined
+    if (open) return isoDay(day)
   }
   return undefined
 }
@@ -68,8 +78,12 @@ export function planDue(calendar: CalendarWindow, nowMs: number): PlanDue {
   return {
     expectedDate: session === undefined ? undefined : previousOpenDay(calendar, session),
     lastCloseAtMs: closed === undefined ? undefined : dayMs(closed) - CST_OFFSET_MS + SESSION_CLOSE_MINUTE_CST * 60_000,
+    nextDate: closed,
   }
 }
+
+/** Today's date in Shanghai: the sessions after it are the ones the calendar knows ahead. */
+export const shanghaiDay = (nowMs: number): string => isoDay(nowMs + CST_OFFSET_MS)
 
 /** The days a calendar window must cover for `planDue` at `nowMs`: the closed runs before today and a day after. */
 export function calendarWindowAround(nowMs: number): { from: string; to: string } {

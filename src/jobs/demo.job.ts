@@ -6,6 +6,8 @@ import type { MarketDataRepository } from '../storage/market-data.repository.js'
 import type { PlanFiles } from '../storage/plan-files.js'
 import type { Store } from '../storage/store.js'
 import type { TierRepository } from '../storage/tier.repository.js'
+import { writeTradingCalendar } from '../storage/trading-calendar.repository.js'
+import { demoCalendarDays, tradingCalendar } from './demo/calendar.js'
 import { DEMO_DEFAULTS, type DemoOptions, generateDemoMarket } from './demo/generate.js'
 import { importDirectory } from './import/import-job.js'
 import type { ChainStep, JobResult } from './job.js'
@@ -52,6 +54,15 @@ async function isReusable(services: DemoDeps, dir: string, args: DemoArgs): Prom
   return latest === marker.lastDate && snapshot !== undefined ? marker : undefined
 }
 
+/**
+ * The demo's own trading calendar, from its first bar on and ahead of its last one: the plan due and the alerts read
+ * the stored calendar as they would a synced one.
+ */
+async function storeDemoCalendar(store: Store, lastDate: string, days: number): Promise<void> {
+  const first = tradingCalendar(lastDate, days)[0] ?? lastDate
+  await writeTradingCalendar(store.db, demoCalendarDays(first, lastDate))
+}
+
 /** Generates the synthetic market, imports it and runs the chain for its last days. */
 export async function runDemo(
   services: DemoDeps,
@@ -63,6 +74,8 @@ export async function runDemo(
   const dir = demoMarketDir(services.config.demoDataDir)
   if (!args.regenerate) {
     const reused = await isReusable(services, dir, args)
+    // a demo loaded before it stored its calendar gets it now
+    if (reused) await storeDemoCalendar(store, reused.lastDate, reused.days)
     if (reused)
       return {
         summary: `demo ${reused.lastDate}: reusing the imported demo market in ${dir}`,
@@ -76,6 +89,7 @@ export async function runDemo(
     { dir, format: 'native' },
     signal,
   )
+  await storeDemoCalendar(store, generated.lastDate, args.days)
   const calendar = await services.market.calendar(generated.lastDate)
   const dates = calendar.slice(-Math.max(1, args.history))
   // the chain's own steps, day after day in this process: tier scores, plans, logic states and outcomes

@@ -164,6 +164,9 @@ async function sync(deps: SyncDeps, args: SyncArgs, signal: AbortSignal, days: s
   if (reference.members && days.length > 0) {
     await importDay(deps, new Map([['ths_member', reference.members]]), signal)
   }
+  // a night with no trading day to sync (a holiday) still brings the calendar: the sessions ahead are known
+  const calendar = reference.files.get('trade_cal')
+  if (days.length === 0 && calendar) await importDay(deps, new Map([['trade_cal', calendar]]), signal)
   const incomplete = await deps.gaps.list()
   const { skipped } = tushare
   const calls = Object.fromEntries(deps.client.calls)
@@ -229,16 +232,14 @@ async function fetchReference(
   to: string,
 ): Promise<Reference> {
   const windowStart = shiftDay(from, -CALENDAR_DAYS_PER_WINDOW_DAY * deps.reportWindowDays - 7)
-  const calendar = await calls.fetch('trade_cal', {
-    exchange: 'SSE',
-    start_date: compact(windowStart),
-    end_date: compact(to >= from ? to : from),
-  })
+  // no end date: the whole calendar tushare publishes (the year's sessions and holidays ahead), which the plan due
+  // and the alerts read; the days to sync are cut from it below
+  const calendar = await calls.fetch('trade_cal', { exchange: 'SSE', start_date: compact(windowStart) })
   const allOpen = calendar ? openDaysOf(calendar) : []
   const openDays = calendar ? allOpen.filter((d) => d >= from && d <= to) : from <= to ? [from] : []
   const files = new Map<string, TushareTable>()
-  // the calendar as far as the run's days: the earlier days only place the report window
-  if (calendar) files.set('trade_cal', keepCalendar(calendar, from, to))
+  // the calendar from the run's first day on: the earlier days only place the report window
+  if (calendar) files.set('trade_cal', keepCalendar(calendar, from))
   const basics: TushareTable[] = []
   for (const status of ['L', 'D', 'P']) {
     const answer = await calls.fetch('stock_basic', { list_status: status })
@@ -532,13 +533,10 @@ function openDaysOf(calendar: TushareTable): string[] {
   return [...days].sort()
 }
 
-function keepCalendar(calendar: TushareTable, from: string, to: string): TushareTable {
+function keepCalendar(calendar: TushareTable, from: string): TushareTable {
   const date = calendar.fields.indexOf('cal_date')
-  const [first, last] = [compact(from), compact(to)]
-  return {
-    fields: calendar.fields,
-    items: calendar.items.filter((r) => String(r[date]) >= first && String(r[date]) <= last),
-  }
+  const first = compact(from)
+  return { fields: calendar.fields, items: calendar.items.filter((r) => String(r[date]) >= first) }
 }
 
 function codeSet(table: TushareTable): Set<string> {

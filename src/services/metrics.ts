@@ -40,12 +40,14 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
   const observeRequest = registerRequestMetrics(
     registry,
     [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    // what the PMS's pull can answer, so the error ratio reads 0 (not "no data") and counts the first failure
+    [200, 500, 503].map((status) => ({ route: '/plan', method: 'GET', status })),
   )
   // counted in plain numbers and handed over when scraped: prom-client's `inc` hashes and validates the labels on
   // every call, and a cached plan hit counts one lookup
   const lookups = { hit: 0, miss: 0 }
   new Counter({
-    name: 'plan_cache_total',
+    name: 'stockplan_plan_cache_lookups_total',
     help: 'Plan cache lookups by result',
     labelNames: ['result'],
     registers: [registry],
@@ -57,7 +59,7 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
   })
   let hitLane = 0
   new Counter({
-    name: 'plan_hit_lane_total',
+    name: 'stockplan_plan_hit_lane_total',
     help: 'Cached GET /plan requests answered before routing (also counted in the request metrics)',
     registers: [registry],
     collect() {
@@ -66,19 +68,19 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
     },
   })
   const source = new Counter({
-    name: 'plan_source_total',
+    name: 'stockplan_plan_source_total',
     help: 'Plans computed by source',
     labelNames: ['source'],
     registers: [registry],
   })
   const assembly = new Histogram({
-    name: 'plan_live_assembly_seconds',
+    name: 'stockplan_plan_live_assembly_seconds',
     help: 'Duration of live plan assembly',
     buckets: [0.01, 0.025, 0.05, 0.1, 0.2, 0.3, 0.5, 1, 2, 5, 10, 30],
     registers: [registry],
   })
   const chains = new Counter({
-    name: 'chain_runs_total',
+    name: 'stockplan_chain_runs_total',
     help: 'Scheduler chain runs by result',
     labelNames: ['result'],
     registers: [registry],
@@ -93,15 +95,7 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
     return lastStatus
   }
   new Gauge({
-    name: 'callback_outbox_depth',
-    help: 'Scheduler callbacks not yet delivered to the XXL-JOB admin',
-    registers: [registry],
-    async collect() {
-      this.set((await schedulerStatus()).outboxPending)
-    },
-  })
-  new Gauge({
-    name: 'scheduler_runs',
+    name: 'stockplan_scheduler_runs',
     help: 'Scheduler runs by state',
     labelNames: ['state'],
     registers: [registry],

@@ -57,8 +57,32 @@ export function registerOperationalMetrics(registry: Registry, source: () => Sou
   )
   gauge(
     'stockplan_plan_expected_date_timestamp_seconds',
-    'Data date of the plan the latest session whose 08:45 (Asia/Shanghai) has passed needed, from the trading calendar',
+    'Data date of the plan the latest session whose 08:45 (Asia/Shanghai) has passed needed, from the trading calendar (NaN past it)',
     (r) => (r.due.expectedDate === undefined ? Number.NaN : dateSeconds(r.due.expectedDate)),
+  )
+  gauge(
+    'stockplan_plan_next_date_timestamp_seconds',
+    'Data date of the plan the next session needs: the last closed session, whose plan the chain builds after the close (NaN past the stored calendar)',
+    (r) => (r.due.nextDate === undefined ? Number.NaN : dateSeconds(r.due.nextDate)),
+  )
+  new Gauge({
+    name: 'stockplan_plan_rows',
+    help: "Rows of the latest published plan's default cut by list (main, observe) and codes of its pool file (pool; NaN without one)",
+    labelNames: ['list'],
+    registers: [registry],
+    async collect() {
+      const readings = await source()?.readings()
+      if (!readings) return
+      const rows = readings.planRows
+      this.set({ list: 'main' }, rows.main)
+      this.set({ list: 'observe' }, rows.observe)
+      this.set({ list: 'pool' }, rows.pool ?? Number.NaN)
+    },
+  })
+  gauge(
+    'stockplan_trading_calendar_future_sessions',
+    'Trading sessions after today (Asia/Shanghai) in the stored trading calendar: how far ahead the plan due is known',
+    (r) => r.futureSessions,
   )
   gauge(
     'stockplan_session_last_close_timestamp_seconds',
@@ -86,9 +110,9 @@ export function registerOperationalMetrics(registry: Registry, source: () => Sou
     (r, s) => step(r, s)?.lastSuccessSeconds ?? Number.NaN,
   )
   gauge(
-    'stockplan_sync_incomplete_days',
-    'Synced trading days still missing data (late adjustment factors or valuations)',
-    (r) => r.incompleteSyncedDays,
+    'stockplan_sync_oldest_incomplete_date_timestamp_seconds',
+    'The oldest synced trading day still missing data (late adjustment factors or valuations), as Unix seconds of its 00:00 UTC; 0 if none',
+    (r) => (r.oldestIncompleteSyncedDay === undefined ? 0 : dateSeconds(r.oldestIncompleteSyncedDay)),
   )
   gauge(
     'stockplan_callback_outbox_depth',

@@ -1,8 +1,8 @@
 import { DEFAULT_BENCHMARK } from '../domain/outcomes.js'
-import { calendarWindowAround, type PlanDue, planDue } from '../domain/plan-due.js'
+import { calendarWindowAround, type PlanDue, planDue, shanghaiDay } from '../domain/plan-due.js'
 import { NO_SKILL, type Skill, skillOf } from '../domain/skill.js'
 import type { Logger } from '../logger.js'
-import type { MonitoringRepository, OutboxFacts, StepFacts } from '../storage/monitoring.repository.js'
+import type { MonitoringRepository, OutboxFacts, PlanRows, StepFacts } from '../storage/monitoring.repository.js'
 import { withDeadline } from './deadline.js'
 import type { TrackRecordService } from './track-record.service.js'
 
@@ -16,7 +16,12 @@ export interface OperationalReadings {
   readonly due: PlanDue
   readonly steps: readonly StepFacts[]
   readonly outbox: OutboxFacts
-  readonly incompleteSyncedDays: number
+  /** The oldest trading day a sync stored incomplete (undefined: none). */
+  readonly oldestIncompleteSyncedDay: string | undefined
+  /** Open days of the stored calendar after today (Shanghai). */
+  readonly futureSessions: number
+  /** The latest published plan's lists, and its pool's size (undefined: no pool file for it). */
+  readonly planRows: PlanRows & { readonly pool: number | undefined }
 }
 
 export interface ReadingTimings {
@@ -32,10 +37,12 @@ export const READING_TIMINGS: ReadingTimings = { ttlMs: 10_000, deadlineMs: 1_00
 
 const NOTHING_READ = {
   latestPlanDate: undefined,
-  due: { expectedDate: undefined, lastCloseAtMs: undefined },
+  due: { expectedDate: undefined, lastCloseAtMs: undefined, nextDate: undefined },
   steps: [],
   outbox: { depth: 0, oldestCreatedAt: undefined },
-  incompleteSyncedDays: 0,
+  oldestIncompleteSyncedDay: undefined,
+  futureSessions: 0,
+  planRows: { main: 0, observe: 0, pool: undefined },
 } as const
 
 /**
@@ -46,6 +53,8 @@ const NOTHING_READ = {
 export function createOperationalReadings(deps: {
   repository: MonitoringRepository
   latestPlanDate: () => Promise<string | undefined>
+  /** How many codes the pool file of a date holds (undefined: none written). */
+  poolSize: (date: string) => Promise<number | undefined>
   now: () => number
   log: Pick<Logger, 'warn'>
   timings?: Partial<ReadingTimings>
@@ -57,13 +66,18 @@ export function createOperationalReadings(deps: {
   const readStore = async (): Promise<OperationalReadings> => {
     const now = deps.now()
     const window = calendarWindowAround(now)
-    const [latestPlanDate, calendar, steps, outbox, incompleteSyncedDays] = await Promise.all([
+    const [latestPlanDate, calendar, futureSessions, steps, outbox, oldestIncompleteSyncedDay] = await Promise.all([
       deps.latestPlanDate(),
       deps.repository.calendarWindow(window.from, window.to),
+      deps.repository.futureSessions(shanghaiDay(now)),
       deps.repository.chainSteps(new Date(now - timings.stepWindowMs)),
       deps.repository.outbox(),
-      deps.repository.incompleteSyncedDays(),
+      deps.repository.oldestIncompleteSyncedDay(),
     ])
+    const [rows, pool] =
+      latestPlanDate === undefined
+        ? [NOTHING_READ.planRows, undefined]
+        : await Promise.all([deps.repository.planRows(latestPlanDate), deps.poolSize(latestPlanDate)])
     return {
       storeUp: true,
       readAtMs: now,
@@ -71,7 +85,9 @@ export function createOperationalReadings(deps: {
       due: planDue(calendar, now),
       steps,
       outbox,
-      incompleteSyncedDays,
+      oldestIncompleteSyncedDay,
+      futureSessions,
+      planRows: { main: rows.main, observe: rows.observe, pool },
     }
   }
 

@@ -11,7 +11,7 @@ interface Tally {
 type Value = { labels: Record<string, string | number>; value: number; metricName?: string }
 
 /**
- * `http_requests_total` and `http_request_duration_seconds` by route, method and status: tallied per label set in
+ * `stockplan_http_requests_total` and `stockplan_http_request_duration_seconds` by route, method and status: tallied per label set in
  * plain numbers and handed to prom-client as values only when scraped. prom-client's own `inc`/`observe` build
  * and hash a label string on every call, which on a cached plan hit costs more than the rest of the bookkeeping.
  * The exposition is the same as prom-client's Counter and Histogram.
@@ -19,6 +19,8 @@ type Value = { labels: Record<string, string | number>; value: number; metricNam
 export function registerRequestMetrics(
   registry: Registry,
   buckets: readonly number[],
+  /** Label sets exposed at 0 from the start: `rate()` cannot count a series' first value, so a first error would go unseen. */
+  seeded: readonly { route: string; method: string; status: number }[] = [],
 ): (route: string, method: string, status: number, seconds: number) => void {
   // by route, then method, then status: the route and method strings are the same few objects request after request,
   // so each lookup hashes nothing new (a key built per request was a string to allocate and hash each time)
@@ -37,35 +39,43 @@ export function registerRequestMetrics(
       },
     }) as unknown as Metric
   registry.registerMetric(
-    metric('http_requests_total', 'HTTP requests by route, method and status', 'counter', () =>
+    metric('stockplan_http_requests_total', 'HTTP requests by route, method and status', 'counter', () =>
       tallies.map((t) => ({ labels: { ...t.labels }, value: t.count })),
     ),
   )
   registry.registerMetric(
-    metric('http_request_duration_seconds', 'HTTP request duration by route, method and status', 'histogram', () =>
-      tallies.flatMap((t) => {
-        const out: Value[] = []
-        let cumulative = 0
-        buckets.forEach((le, i) => {
-          cumulative += t.perBucket[i]!
-          out.push({
-            labels: { ...t.labels, le },
-            value: cumulative,
-            metricName: 'http_request_duration_seconds_bucket',
+    metric(
+      'stockplan_http_request_duration_seconds',
+      'HTTP request duration by route, method and status',
+      'histogram',
+      () =>
+        tallies.flatMap((t) => {
+          const out: Value[] = []
+          let cumulative = 0
+          buckets.forEach((le, i) => {
+            cumulative += t.perBucket[i]!
+            out.push({
+              labels: { ...t.labels, le },
+              value: cumulative,
+              metricName: 'stockplan_http_request_duration_seconds_bucket',
+            })
           })
-        })
-        out.push({
-          labels: { ...t.labels, le: '+Inf' },
-          value: t.count,
-          metricName: 'http_request_duration_seconds_bucket',
-        })
-        out.push({ labels: { ...t.labels }, value: t.sum, metricName: 'http_request_duration_seconds_sum' })
-        out.push({ labels: { ...t.labels }, value: t.count, metricName: 'http_request_duration_seconds_count' })
-        return out
-      }),
+          out.push({
+            labels: { ...t.labels, le: '+Inf' },
+            value: t.count,
+            metricName: 'stockplan_http_request_duration_seconds_bucket',
+          })
+          out.push({ labels: { ...t.labels }, value: t.sum, metricName: 'stockplan_http_request_duration_seconds_sum' })
+          out.push({
+            labels: { ...t.labels },
+            value: t.count,
+            metricName: 'stockplan_http_request_duration_seconds_count',
+          })
+          return out
+        }),
     ),
   )
-  return (route, method, status, seconds) => {
+  const tallyOf = (route: string, method: string, status: number): Tally => {
     let byMethod = byRoute.get(route)
     if (!byMethod) {
       byMethod = new Map()
@@ -87,6 +97,11 @@ export function registerRequestMetrics(
       byStatus.set(status, tally)
       tallies.push(tally)
     }
+    return tally
+  }
+  for (const s of seeded) tallyOf(s.route, s.method, s.status)
+  return (route, method, status, seconds) => {
+    const tally = tallyOf(route, method, status)
     tally.count++
     tally.sum += seconds
     let i = 0

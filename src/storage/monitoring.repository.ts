@@ -20,12 +20,22 @@ export interface OutboxFacts {
   readonly oldestCreatedAt: Date | undefined
 }
 
+/** The rows of a published plan's lists: its default cut's `main` and `observe`, as the day's verdicts stored them. */
+export interface PlanRows {
+  readonly main: number
+  readonly observe: number
+}
+
 export interface MonitoringRepository {
   calendarWindow(from: string, to: string): Promise<CalendarWindow>
+  /** Open days of the stored calendar after `today`: the sessions known ahead. */
+  futureSessions(today: string): Promise<number>
+  planRows(date: string): Promise<PlanRows>
+  /** The oldest trading day a sync stored incomplete and has not completed since. */
+  oldestIncompleteSyncedDay(): Promise<string | undefined>
   /** Per step of the scheduler's runs created since `since` (the run log's `[step] start` / `[step] ok` lines). */
   chainSteps(since: Date): Promise<StepFacts[]>
   outbox(): Promise<OutboxFacts>
-  incompleteSyncedDays(): Promise<number>
 }
 
 export function createMonitoringRepository(db: Db): MonitoringRepository {
@@ -49,6 +59,34 @@ export function createMonitoringRepository(db: Db): MonitoringRepository {
         first: bounds?.first ?? undefined,
         last: bounds?.last ?? undefined,
       }
+    },
+
+    async futureSessions(today) {
+      const row = await db
+        .selectFrom('trading_calendar')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('is_open', '=', true)
+        .where('cal_date', '>', today)
+        .executeTakeFirst()
+      return Number(row?.n ?? 0)
+    },
+
+    async planRows(date) {
+      const rows = await db
+        .selectFrom('stock_daily')
+        .select(['verdict', (eb) => eb.fn.countAll<string>().as('n')])
+        .where('trade_date', '=', date)
+        .where('verdict', 'in', ['main', 'observe'])
+        .groupBy('verdict')
+        .execute()
+      const count = (verdict: string) => Number(rows.find((r) => r.verdict === verdict)?.n ?? 0)
+      return { main: count('main'), observe: count('observe') }
+    },
+
+    async oldestIncompleteSyncedDay() {
+      const { rows } = await sql<{ d: string | null }>`
+        select min(trade_date)::text as d from sync_incomplete_days`.execute(db)
+      return rows[0]?.d ?? undefined
     },
 
     async chainSteps(since) {
@@ -103,13 +141,6 @@ export function createMonitoringRepository(db: Db): MonitoringRepository {
         depth: Number(row?.depth ?? 0),
         oldestCreatedAt: oldest === null || oldest === undefined ? undefined : new Date(oldest),
       }
-    },
-
-    async incompleteSyncedDays() {
-      // days, not rows: a day late on two interfaces has a row for each
-      const { rows } = await sql<{ n: number }>`
-        select count(distinct trade_date)::int as n from sync_incomplete_days`.execute(db)
-      return rows[0]?.n ?? 0
     },
   }
 }

@@ -144,6 +144,17 @@ export function createPlanFiles(root: string) {
         return undefined
       }
     },
+    /** How many codes `pool/<date>.json` holds; undefined when push-pool has not written it (or it is unreadable). */
+    async poolSize(date: string): Promise<number | undefined> {
+      const read = await readRegularFile(poolPath(date))
+      if (!read.ok) return undefined
+      try {
+        const codes = (JSON.parse(read.text) as { codes?: unknown }).codes
+        return Array.isArray(codes) ? codes.length : undefined
+      } catch {
+        return undefined
+      }
+    },
     writeSnapshot: (date: string, json: string): Promise<string> => write(snapshotPath(date), json),
     writePlan: (date: string, markdown: string): Promise<string> => write(planPath(date), markdown),
     writePool: (date: string, json: string): Promise<string> => write(poolPath(date), json),

@@ -50,7 +50,26 @@ function isUniqueViolation(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === UNIQUE_VIOLATION
 }
 
+/** A chain run from the CLI, kept once it ended: no XXL-JOB logId, no callback, its step lines as the scheduler's. */
+export interface CliRun {
+  readonly handler: string
+  readonly params: string
+  readonly ownerId: string
+  readonly status: 'succeeded' | 'failed'
+  /** The step it failed in, or the last it ran. */
+  readonly step: string | null
+  readonly handleMsg: string
+  readonly startedAt: Date
+  readonly finishedAt: Date
+  readonly lines: readonly { readonly at: Date; readonly step: string; readonly text: string }[]
+}
+
 export interface RunStore {
+  /**
+   * Keeps a CLI run under the next negative log id (the admin's are positive), finished, with no callback: what the
+   * alert rules read of a step's last success and failure then counts it too.
+   */
+  recordCliRun(run: CliRun): Promise<number>
   /** false when the logId exists already (a repeated trigger). */
   insert(run: NewRun): Promise<boolean>
   /** A run the block strategy discarded is not kept (the admin got the refusal as the reply). */
@@ -120,7 +139,47 @@ export function createRunStore(db: Db): RunStore {
       return true
     })
 
+  const recordCliRun = (run: CliRun): Promise<number> =>
+    db.transaction().execute(async (trx) => {
+      // one writer at a time picks the next negative id
+      await sql`select pg_advisory_xact_lock(hashtext('stockplan cli run ids'))`.execute(trx)
+      const { rows } = await sql<{ id: string }>`
+        select least(coalesce(min(log_id), 0), 0) - 1 as id from chain_runs where log_id < 0`.execute(trx)
+      const logId = Number(rows[0]!.id)
+      await trx
+        .insertInto('chain_runs')
+        .values({
+          log_id: logId,
+          job_id: 0,
+          handler: run.handler,
+          params: run.params,
+          block_strategy: 'CLI',
+          timeout_s: 0,
+          log_date_time: run.startedAt.getTime(),
+          status: run.status,
+          step: run.step,
+          handle_code: run.status === 'succeeded' ? 200 : 500,
+          handle_msg: run.handleMsg,
+          owner_id: run.ownerId,
+          owner_address: null,
+          heartbeat_at: run.finishedAt,
+          created_at: run.startedAt,
+          started_at: run.startedAt,
+          finished_at: run.finishedAt,
+        })
+        .execute()
+      if (run.lines.length > 0)
+        await trx
+          .insertInto('chain_run_lines')
+          .values(
+            run.lines.map((l, i) => ({ log_id: logId, line_no: i + 1, logged_at: l.at, step: l.step, text: l.text })),
+          )
+          .execute()
+      return logId
+    })
+
   return {
+    recordCliRun,
     async insert(run) {
       const rows = await db
         .insertInto('chain_runs')

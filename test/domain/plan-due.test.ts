@@ -53,14 +53,32 @@ describe('planDue: the plan that must exist by now, from the trading calendar', 
     expect(planDue(calendar(), cst('2026-10-09', '16:00')).lastCloseAtMs).toBe(close('2026-10-09'))
   })
 
-  it('takes Monday to Friday as open beyond the stored calendar, and no day as open with none stored', () => {
+  it('gives the date of the plan the next session needs: the last closed session, built after its close', () => {
+    expect(planDue(calendar(), cst('2026-09-24', '14:59')).nextDate).toBe('2026-09-23')
+    expect(planDue(calendar(), cst('2026-09-24', '15:00')).nextDate).toBe('2026-09-24')
+    expect(planDue(calendar(), cst('2026-10-05', '21:00')).nextDate).toBe('2026-09-30')
+  })
+
+  it('does not guess past the stored calendar: a weekday after its end is unknown, and so is the plan due', () => {
     const c = calendar()
-    expect(isOpenDay(c, '2026-10-19')).toBe(true) // a Monday after the calendar's end
-    expect(isOpenDay(c, '2026-10-18')).toBe(false)
+    expect(isOpenDay(c, '2026-10-19')).toBeUndefined() // a Monday after the calendar's end
+    expect(isOpenDay(c, '2026-09-20')).toBeUndefined() // and a Sunday before its start
     expect(isOpenDay(c, '2026-10-05')).toBe(false) // inside: the holiday
-    expect(planDue(c, cst('2026-10-20', '09:00')).expectedDate).toBe('2026-10-19')
+    expect(isOpenDay(c, '2026-10-16')).toBe(true)
+    expect(planDue(c, cst('2026-10-16', '09:00'))).toEqual({
+      expectedDate: '2026-10-15',
+      lastCloseAtMs: cst('2026-10-15', '15:00'),
+      nextDate: '2026-10-15',
+    })
+    expect(planDue(c, cst('2026-10-20', '09:00'))).toEqual({
+      expectedDate: undefined,
+      lastCloseAtMs: undefined,
+      nextDate: undefined,
+    })
+    // the day before the session is outside the calendar: which plan it needed is not known either
+    expect(planDue(c, cst('2026-09-21', '09:00')).expectedDate).toBeUndefined()
     const none: CalendarWindow = { open: new Set(), first: undefined, last: undefined }
-    expect(planDue(none, cst('2026-09-28', '09:00')).expectedDate).toBe('2026-09-25')
+    expect(planDue(none, cst('2026-09-28', '09:00')).expectedDate).toBeUndefined()
   })
 
   it('asks for a window that covers the longest closed runs before today', () => {

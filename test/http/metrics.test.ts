@@ -37,25 +37,29 @@ describe('GET /metrics', () => {
 
   it('shows cache, source, request and process metrics moving under load', async () => {
     const before = (await app.inject('/metrics')).body
-    expect(counter(before, 'plan_cache_total', 'result="hit"')).toBe(0)
+    expect(counter(before, 'stockplan_plan_cache_lookups_total', 'result="hit"')).toBe(0)
+    // the PMS pull's failures exist at 0 before the first: rate() counts a first error only on a series it saw before
+    for (const status of ['500', '503'])
+      expect(counter(before, 'stockplan_http_requests_total', `route="/plan",method="GET",status="${status}"`)).toBe(0)
     for (let i = 0; i < 5; i++) await app.inject('/plan')
     await app.inject('/plan?nocache=1')
     await app.inject('/plan/dates')
     const res = await app.inject('/metrics')
     expect(res.headers['content-type']).toMatch(/^text\/plain/)
     const text = res.body
-    expect(counter(text, 'plan_cache_total', 'result="miss"')).toBe(2)
-    expect(counter(text, 'plan_cache_total', 'result="hit"')).toBe(4)
-    expect(counter(text, 'plan_source_total', 'source="snapshot"')).toBe(2)
-    expect(counter(text, 'http_requests_total', 'route="/plan",method="GET",status="200"')).toBe(6)
-    expect(counter(text, 'http_requests_total', 'route="/plan/dates",method="GET",status="200"')).toBe(1)
-    expect(text).toContain('http_request_duration_seconds_bucket')
+    expect(counter(text, 'stockplan_plan_cache_lookups_total', 'result="miss"')).toBe(2)
+    expect(counter(text, 'stockplan_plan_cache_lookups_total', 'result="hit"')).toBe(4)
+    expect(counter(text, 'stockplan_plan_source_total', 'source="snapshot"')).toBe(2)
+    expect(counter(text, 'stockplan_http_requests_total', 'route="/plan",method="GET",status="200"')).toBe(6)
+    expect(counter(text, 'stockplan_http_requests_total', 'route="/plan/dates",method="GET",status="200"')).toBe(1)
+    expect(text).toContain('stockplan_http_request_duration_seconds_bucket')
     expect(text).toContain('process_resident_memory_bytes')
-    expect(text).toContain('callback_outbox_depth 0')
-    expect(text).toContain('plan_live_assembly_seconds_count')
+    expect(text).toContain('stockplan_callback_outbox_depth 0')
+    expect(text).toContain('stockplan_plan_live_assembly_seconds_count')
   })
   it('counts each request once under its route, HEAD apart, and requests no route matched as unmatched', async () => {
-    const count = async (labels: string) => counter((await app.inject('/metrics')).body, 'http_requests_total', labels)
+    const count = async (labels: string) =>
+      counter((await app.inject('/metrics')).body, 'stockplan_http_requests_total', labels)
     const head = 'route="/plan",method="HEAD",status="200"'
     const notFound = 'route="unmatched",method="GET",status="404"'
     const notAllowed = 'route="unmatched",method="DELETE",status="405"'

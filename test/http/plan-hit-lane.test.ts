@@ -100,14 +100,14 @@ describe('cached GET /plan answered before routing (the plan hit lane)', () => {
   })
 
   it('answers a URL the route served with the same bytes, headers, metrics and access line', async () => {
-    const lanesBefore = await metric('plan_hit_lane_total')
-    const okBefore = await metric('http_requests_total', 'route="/plan",method="GET",status="200"')
+    const lanesBefore = await metric('stockplan_plan_hit_lane_total')
+    const okBefore = await metric('stockplan_http_requests_total', 'route="/plan",method="GET",status="200"')
     const linesBefore = planLines().length
     const url = '/plan?top=7&obs_top=3'
     const answers = [await send(base, 'GET', url), await send(base, 'GET', url), await send(base, 'GET', url)]
     // the first is routed by Fastify; the lane learns the URL from it and answers the next two
-    expect(await metric('plan_hit_lane_total')).toBe(lanesBefore + 2)
-    expect(await metric('http_requests_total', 'route="/plan",method="GET",status="200"')).toBe(okBefore + 3)
+    expect(await metric('stockplan_plan_hit_lane_total')).toBe(lanesBefore + 2)
+    expect(await metric('stockplan_http_requests_total', 'route="/plan",method="GET",status="200"')).toBe(okBefore + 3)
     for (const answer of answers.slice(1)) {
       expect(answer.status).toBe(200)
       expect(answer.body.equals(answers[0]!.body)).toBe(true)
@@ -141,7 +141,7 @@ describe('cached GET /plan answered before routing (the plan hit lane)', () => {
       expect(hit.status).toBe(200)
       expect(hit.headers['x-content-type-options']).toBe('nosniff')
       const lane = async () =>
-        /^plan_hit_lane_total (\d+)/m.exec(
+        /^stockplan_plan_hit_lane_total (\d+)/m.exec(
           (await guarded.inject({ url: '/metrics', headers: { host: '127.0.0.1' } })).body,
         )?.[1]
       expect(await lane()).toBe('1') // the second was the lane's: the third would be too, but for its Host
@@ -157,23 +157,23 @@ describe('cached GET /plan answered before routing (the plan hit lane)', () => {
     const url = '/plan?top=9'
     await send(base, 'GET', url)
     await send(base, 'GET', url)
-    const lanes = await metric('plan_hit_lane_total')
+    const lanes = await metric('stockplan_plan_hit_lane_total')
     expect((await send(base, 'POST', '/plan/refresh')).status).toBe(200)
     const linesBefore = planLines().length
     const afterRefresh = await send(base, 'GET', url)
     expect(afterRefresh.status).toBe(200)
-    expect(await metric('plan_hit_lane_total'), 'the miss went to the route').toBe(lanes)
+    expect(await metric('stockplan_plan_hit_lane_total'), 'the miss went to the route').toBe(lanes)
     expect(
       planLines()
         .slice(linesBefore)
         .map((l) => l.cache),
     ).toEqual(['miss'])
     await send(base, 'GET', url)
-    expect(await metric('plan_hit_lane_total'), 'and the next hit to the lane again').toBe(lanes + 1)
+    expect(await metric('stockplan_plan_hit_lane_total'), 'and the next hit to the lane again').toBe(lanes + 1)
   })
 
   it('leaves to Fastify what the route did not answer as JSON: refusals, HEAD, Markdown, nocache, other paths', async () => {
-    const lanes = await metric('plan_hit_lane_total')
+    const lanes = await metric('stockplan_plan_hit_lane_total')
     for (let i = 0; i < 2; i++) {
       const twice = await send(base, 'GET', '/plan?top=5&top=6')
       expect(twice.status).toBe(422)
@@ -188,6 +188,6 @@ describe('cached GET /plan answered before routing (the plan hit lane)', () => {
       expect((await send(base, 'GET', '/plan/dates')).status).toBe(200)
       expect((await send(base, 'GET', '/plan/')).status).toBe(404)
     }
-    expect(await metric('plan_hit_lane_total')).toBe(lanes)
+    expect(await metric('stockplan_plan_hit_lane_total')).toBe(lanes)
   })
 })

@@ -106,6 +106,10 @@ describe('push-pool', () => {
     expect(result).toMatchObject({ pushed: false, date })
     const file = JSON.parse(await readFile(demo.services.files.poolPath(date), 'utf8'))
     expect(file).toMatchObject({ date, pool_top: 20, pool_max: 50 })
+    // what /metrics reads of it (stockplan_plan_rows{list="pool"}); a date without a pool file has none
+    expect(await demo.services.files.poolSize(date)).toBe(file.codes.length)
+    expect(file.codes.length).toBeGreaterThan(0)
+    expect(await demo.services.files.poolSize('1999-01-04')).toBeUndefined()
   })
 
   // The pool invariant: nothing in pool/<date>.json contradicts /plan/verdict, at the default depths and others.

@@ -277,7 +277,8 @@ describe('late data across two nights of the chain', () => {
       // a clock a minute on at each reading: the readings' short cache never answers for the night before
       let clock = Date.now()
       metrics.setOperationalSource(createOperationalSource(services, () => (clock += 60_000)))
-      const gauge = async () => /^stockplan_sync_incomplete_days (\d+)$/m.exec(await metrics.registry.metrics())?.[1]
+      const gauge = async () =>
+        /^stockplan_sync_oldest_incomplete_date_timestamp_seconds (\d+)$/m.exec(await metrics.registry.metrics())?.[1]
       const bar = `select count(*)::int as n from daily_bars where code = '600519.SH' and trade_date = '2024-01-17'`
       const valuations = `select count(*)::int as n from daily_basics where trade_date = '2024-01-17'`
 
@@ -293,7 +294,7 @@ describe('late data across two nights of the chain', () => {
       ])
       expect(await rows(t, bar)).toEqual([{ n: 0 }])
       expect(await rows(t, valuations)).toEqual([{ n: 0 }])
-      expect(await gauge()).toBe('1')
+      expect(await gauge()).toBe(String(Date.parse('2024-01-17') / 1000))
 
       // night of the 18th: tushare has them now
       standIn.late.clear()

@@ -59,8 +59,8 @@ async function snapshot(t: TestDatabase): Promise<Record<string, unknown[]>> {
 }
 
 /**
- * The same data as a bundle: the fixture's files cut to FROM..TO (reference files whole), and the financial reports
- * announced by TO.
+ * The same data as a bundle: the fixture's files cut to FROM..TO (reference files whole, the calendar from FROM on),
+ * and the financial reports announced by TO.
  */
 async function bundleOfRange(fixture: string, range: { from: string; to: string } = { from: FROM, to: TO }) {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'stockplan-sync-bundle-'))
@@ -82,7 +82,8 @@ async function bundleOfRange(fixture: string, range: { from: string; to: string 
     const column = header!.split(',').indexOf(dateColumn[file] ?? 'trade_date')
     const kept = lines.filter((l) => {
       const d = l.split(',')[column]!
-      return (file === 'fina_indicator' || d >= from) && d <= to
+      // the calendar as a sync keeps it: from the first day on, the sessions ahead included
+      return (file === 'fina_indicator' || d >= from) && (file === 'trade_cal' || d <= to)
     })
     await writeFile(path.join(dir, `${file}.csv`), `${[header, ...kept].join('\n')}\n`)
   }
@@ -159,8 +160,9 @@ describe('stockplan sync from a tushare stand-in', () => {
     expect(waits).toEqual([60_000])
     expect(await snapshot(synced)).toEqual(expected)
     expect((expected.daily_bars as unknown[]).length).toBeGreaterThan(30)
-    // one call per day per daily interface (one more for the rate-limited one); stock_basic paged (12 rows, 100 a page)
-    expect(result.calls).toMatchObject({ daily: 4, adj_factor: 5, index_daily: 4, trade_cal: 1, stock_basic: 3 })
+    // one call per day per daily interface (one more for the rate-limited one); stock_basic once per status; the
+    // calendar to its published end in two pages (121 days, 100 a page)
+    expect(result.calls).toMatchObject({ daily: 4, adj_factor: 5, index_daily: 4, trade_cal: 2, stock_basic: 3 })
     // concept boards: the list once, members one board a call, the boards' bars by day
     expect(result.calls).toMatchObject({ ths_index: 1, ths_member: 2, ths_daily: 4 })
     // financial reports: the first day of an empty store by the last 8 report periods, then one announcement day a call

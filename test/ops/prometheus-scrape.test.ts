@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { storeCalendarAround } from '../support/calendar-around.js'
 import { storeRun } from '../support/chain-runs.js'
 import { type PrometheusProcess, RULES_FILE, readRules, selectedNames, startPrometheus } from '../support/prometheus.js'
 import { type ServerProcess, startServerProcess } from '../support/server-process.js'
@@ -30,6 +31,8 @@ describe('a real Prometheus scraping the running service with the rules loaded',
 
   beforeAll(async () => {
     t = await createTestDatabase()
+    // the plan due is known only inside the stored calendar
+    await storeCalendarAround(t, Date.now())
     await storeRun(
       t,
       1,
@@ -101,7 +104,7 @@ describe('a real Prometheus scraping the running service with the rules loaded',
     // the recording rules and the alerts run on what was scraped: an empty store has no plan at all, and the run
     // above failed in plan
     const built = await eventually(
-      () => value('job:stockplan_chain_step_last_success_timestamp_seconds:max{step="build"}'),
+      () => value('job_step:stockplan_chain_step_last_success_timestamp_seconds:max{step="build"}'),
       5_000,
       'the recording rule gave no value',
     )

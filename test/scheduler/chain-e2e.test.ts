@@ -81,7 +81,7 @@ describe('XXL-JOB dailyPlanChain with the real jobs', () => {
       payload: { logId: 5001, fromLineNum: 1 },
     })
     expect(log.json().content.logContent).toMatch(/\[build\] start[\s\S]*\[plan\] ok[\s\S]*\[push-pool\] ok/)
-    expect(await metrics.registry.getSingleMetricAsString('chain_runs_total')).toMatch(/result="success"} 1/)
+    expect(await metrics.registry.getSingleMetricAsString('stockplan_chain_runs_total')).toMatch(/result="success"} 1/)
   })
 
   it('fails with 500 naming the step when the date has no bars', async () => {

@@ -102,28 +102,48 @@ describe('the store readings behind /metrics', () => {
     expect([window.first, window.last]).toEqual(['2026-09-29', '2026-10-12'])
   })
 
-  it('counts incomplete synced days, not their late interfaces', async () => {
+  it("reads the oldest incomplete synced day by date, the sessions known ahead and a plan's row counts", async () => {
     const repo = createMonitoringRepository(t.db)
-    expect(await repo.incompleteSyncedDays()).toBe(0)
+    expect(await repo.oldestIncompleteSyncedDay()).toBeUndefined()
     await sql`insert into sync_incomplete_days (trade_date, interface, missing)
-      values ('2026-10-08', 'adj_factor', 1), ('2026-10-08', 'daily_basic', 5000), ('2026-10-09', 'daily_basic', 12)`.execute(
+      values ('2026-10-09', 'adj_factor', 1), ('2026-10-08', 'daily_basic', 5000), ('2026-10-09', 'daily_basic', 12)`.execute(
       t.db,
     )
-    expect(await repo.incompleteSyncedDays()).toBe(2)
+    expect(await repo.oldestIncompleteSyncedDay()).toBe('2026-10-08')
     await sql`delete from sync_incomplete_days`.execute(t.db)
+    // the open days after the day asked, however far the calendar reaches
+    expect(await repo.futureSessions('2026-10-08')).toBe(2)
+    expect(await repo.futureSessions('2026-10-09')).toBe(1)
+    expect(await repo.futureSessions('2026-10-12')).toBe(0)
+    expect(await repo.planRows('2026-09-30')).toEqual({ main: 0, observe: 0 })
+    await sql`insert into stock_daily (code, trade_date, verdict, plan_version, logic_state, score_ema, state_since,
+        state_rule, days_in_state, above_days, absent_days, code_version)
+      select code, '2026-09-30', verdict, '4', 'forming', 0, '2026-09-30', '', 0, 0, 0, 'test'
+      from (values ('600000.SH', 'main'), ('600001.SH', 'main'), ('600002.SH', 'observe'), ('600003.SH', 'reject'))
+        v(code, verdict)`.execute(t.db)
+    expect(await repo.planRows('2026-09-30')).toEqual({ main: 2, observe: 1 })
+    await sql`delete from stock_daily`.execute(t.db)
   })
 
   it('keeps a read for its lifetime, and on a frozen store answers within the deadline with the store down', async () => {
     const read = createOperationalReadings({
       repository: createMonitoringRepository(t.db),
       latestPlanDate: async () => '2026-09-30',
+      poolSize: async () => 12,
       now,
       log: silent,
       timings: { ttlMs: 10_000, deadlineMs: 1_500 }, // generous: the suite's host is busy
     })
     const first = await read()
-    expect(first).toMatchObject({ storeUp: true, latestPlanDate: '2026-09-30', incompleteSyncedDays: 0 })
+    expect(first).toMatchObject({
+      storeUp: true,
+      latestPlanDate: '2026-09-30',
+      oldestIncompleteSyncedDay: undefined,
+      futureSessions: 1,
+      planRows: { main: 0, observe: 0, pool: 12 },
+    })
     expect(first.due.expectedDate).toBe('2026-09-30') // Friday 2026-10-09 09:00, after the National Day holiday
+    expect(first.due.nextDate).toBe('2026-09-30') // and the session that closes at 15:00 needs its own next
     expect(first.outbox.depth).toBe(2)
 
     // a third callback: not seen while the read is kept, seen once the clock passes its lifetime

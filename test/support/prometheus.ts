@@ -8,12 +8,16 @@ import { parse } from 'yaml'
 /** Debian's `prometheus` package (installed by `npm test`'s pretest, bin/ensure-test-deps.js). */
 export const PROMTOOL = '/usr/bin/promtool'
 export const PROMETHEUS = '/usr/bin/prometheus'
+/** Debian's `prometheus-alertmanager` package (the same pretest installs it). */
+export const ALERTMANAGER = '/usr/bin/prometheus-alertmanager'
+export const AMTOOL = '/usr/bin/amtool'
 
 export const OPS = path.resolve('ops')
 export const RULES_FILE = path.join(OPS, 'prometheus', 'rules.yml')
 export const RULE_TESTS = ['rules.test.yml', 'rules.minutes.test.yml'].map((f) => path.join(OPS, 'prometheus', f))
 export const DASHBOARD_FILE = path.join(OPS, 'grafana', 'dashboard.json')
 export const RUNBOOK_FILE = path.join(OPS, 'runbook.md')
+export const ALERTMANAGER_FILE = path.join(OPS, 'alertmanager', 'alertmanager.yml')
 
 export function requireBinary(file: string): void {
   if (!existsSync(file))
@@ -27,8 +31,22 @@ export function requireBinary(file: string): void {
  * goes to its stdin (`check metrics` reads the exposition there).
  */
 export async function promtool(args: readonly string[], input = ''): Promise<{ code: number; output: string }> {
-  requireBinary(PROMTOOL)
-  const child = spawn(PROMTOOL, [...args], { stdio: ['pipe', 'pipe', 'pipe'], timeout: 30_000 })
+  return runTool(PROMTOOL, args, input)
+}
+
+/** amtool's exit code and output, as promtool's. */
+export async function amtool(args: readonly string[]): Promise<{ code: number; output: string }> {
+  return runTool(AMTOOL, args, '')
+}
+
+async function runTool(
+  file: string,
+  args: readonly string[],
+  input: string,
+): Promise<{ code: number; output: string }> {
+  requireBinary(file)
+  // generous: the day-scale stories take promtool tens of seconds on a busy two-core host
+  const child = spawn(file, [...args], { stdio: ['pipe', 'pipe', 'pipe'], timeout: 180_000 })
   let output = ''
   child.stdout.on('data', (c: Buffer) => {
     output += c.toString()
@@ -76,7 +94,21 @@ export async function dashboardQueries(file = DASHBOARD_FILE): Promise<{ panel: 
   return out
 }
 
-const KEYWORDS = new Set(['and', 'or', 'unless', 'bool', 'offset', 'by', 'without', 'on', 'ignoring', 'inf', 'nan'])
+const KEYWORDS = new Set([
+  'and',
+  'or',
+  'unless',
+  'bool',
+  'offset',
+  'by',
+  'without',
+  'on',
+  'ignoring',
+  'group_left',
+  'group_right',
+  'inf',
+  'nan',
+])
 const GROUPING = /\b(?:by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g
 
 /**
@@ -138,10 +170,8 @@ export interface PrometheusProcess {
 
 /** A real Prometheus on a free loopback port with its data in `dir`; resolves once it says it is ready. */
 export async function startPrometheus(configFile: string, dir: string, timeoutMs = 15_000): Promise<PrometheusProcess> {
-  requireBinary(PROMETHEUS)
   const port = await freePort()
-  let output = ''
-  const child = spawn(
+  return startReady(
     PROMETHEUS,
     [
       `--config.file=${configFile}`,
@@ -149,8 +179,42 @@ export async function startPrometheus(configFile: string, dir: string, timeoutMs
       `--web.listen-address=127.0.0.1:${port}`,
       '--log.level=warn',
     ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
+    port,
+    timeoutMs,
   )
+}
+
+/** A real Alertmanager on a free loopback port, not clustered, with its data in `dir`; resolves once it is ready. */
+export async function startAlertmanager(
+  configFile: string,
+  dir: string,
+  timeoutMs = 15_000,
+): Promise<PrometheusProcess> {
+  const port = await freePort()
+  return startReady(
+    ALERTMANAGER,
+    [
+      `--config.file=${configFile}`,
+      `--storage.path=${path.join(dir, 'alertmanager')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      '--cluster.listen-address=',
+      '--log.level=warn',
+    ],
+    port,
+    timeoutMs,
+  )
+}
+
+/** Starts `file` and waits for its `/-/ready` on `port` (Prometheus and Alertmanager both answer it). */
+async function startReady(
+  file: string,
+  args: readonly string[],
+  port: number,
+  timeoutMs: number,
+): Promise<PrometheusProcess> {
+  requireBinary(file)
+  let output = ''
+  const child = spawn(file, [...args], { stdio: ['ignore', 'pipe', 'pipe'] })
   child.stdout!.on('data', (c: Buffer) => {
     output += c.toString()
   })
@@ -161,12 +225,12 @@ export async function startPrometheus(configFile: string, dir: string, timeoutMs
   const url = `http://127.0.0.1:${port}`
   const deadline = Date.now() + timeoutMs
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`prometheus exited early:\n${output}`)
+    if (child.exitCode !== null) throw new Error(`${path.basename(file)} exited early:\n${output}`)
     const res = await fetch(`${url}/-/ready`).catch(() => undefined)
     if (res?.status === 200) break
     if (Date.now() > deadline) {
       child.kill('SIGKILL')
-      throw new Error(`prometheus was not ready within ${timeoutMs} ms:\n${output}`)
+      throw new Error(`${path.basename(file)} was not ready within ${timeoutMs} ms:\n${output}`)
     }
     await new Promise((r) => setTimeout(r, 100))
   }

@@ -106,3 +106,17 @@ export function tradingCalendar(endDate: string, days: number): string[] {
   }
   return out.reverse()
 }
+
+/** The last day HOLIDAYS covers: the demo's calendar is known through it, the sessions after its last bar included. */
+export const DEMO_CALENDAR_END = '2026-12-31'
+
+/** Every day from `first` through DEMO_CALENDAR_END (or `last`, if later), open or closed, as the demo stores it. */
+export function demoCalendarDays(first: string, last: string): { date: string; open: boolean }[] {
+  const end = dayNumber(last > DEMO_CALENDAR_END ? last : DEMO_CALENDAR_END)
+  const out: { date: string; open: boolean }[] = []
+  for (let day = dayNumber(first); day <= end; day++) {
+    const date = isoFromDayNumber(day)
+    out.push({ date, open: isTradingDay(date) })
+  }
+  return out
+}

@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createMonitoringRepository } from '../../src/storage/monitoring.repository.js'
+import { runCli } from '../support/cli-process.js'
+import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
+import { rows } from '../support/queries.js'
+import type { TestDatabase } from '../support/test-db.js'
+
+/**
+ * `stockplan chain` from the CLI (the runbook's rerun) keeps a run record as the scheduler's runs have, so the
+ * chain-step gauges and the alert rules see it: a failure recorded under the step it failed in, a success that clears
+ * the step's earlier failure. The scheduler's own child passes --no-record (the scheduler keeps that run).
+ */
+describe('a CLI chain run leaves a run record', () => {
+  let t: TestDatabase
+  let demo: DemoMarket
+  beforeAll(async () => {
+    ;[t, demo] = await createDemoDatabase()
+  })
+  afterAll(async () => {
+    await demo.cleanup()
+    await t.drop()
+  })
+
+  const chain = (args: string[]) =>
+    runCli(['chain', ...args], { ...demo.env, DATABASE_URL: t.url }, { timeoutMs: 120_000 })
+  const runs = () =>
+    rows(
+      t,
+      // newest first: the ids count down
+      `select log_id::int as id, handler, status, step, params from chain_runs where handler = 'cli:chain' order by log_id`,
+    )
+
+  it('records a failure in its step, then a rerun that succeeds, which the step gauges read', async () => {
+    const date = demo.planned.at(-1)!
+    const saturday = '2026-11-21'
+    const failed = await chain(['--date', saturday])
+    expect(failed.code, failed.output).toBe(1)
+    expect(await runs()).toEqual([
+      {
+        id: -1,
+        handler: 'cli:chain',
+        status: 'failed',
+        step: 'build',
+        params: JSON.stringify({ tradeDate: saturday }),
+      },
+    ])
+    const since = new Date(Date.now() - 3_600_000)
+    const afterFailure = await createMonitoringRepository(t.db).chainSteps(since)
+    const build = afterFailure.find((s) => s.step === 'build')!
+    expect(build.lastFailureAt).toBeDefined()
+    expect(build.lastSuccessAt).toBeUndefined()
+
+    const rerun = await chain(['--date', date])
+    expect(rerun.code, rerun.output).toBe(0)
+    expect((await runs())[0]).toEqual({
+      id: -2,
+      handler: 'cli:chain',
+      status: 'succeeded',
+      step: 'outcomes',
+      params: JSON.stringify({ tradeDate: date }),
+    })
+    const lines = await rows(
+      t,
+      `select step, split_part(text, ' ', 1) as event from chain_run_lines where log_id = -2 order by line_no`,
+    )
+    expect(lines).toEqual(
+      ['build', 'plan', 'push-pool', 'outcomes'].flatMap((step) => [
+        { step, event: 'start' },
+        { step, event: 'ok' },
+      ]),
+    )
+    const steps = await createMonitoringRepository(t.db).chainSteps(since)
+    const rebuilt = steps.find((s) => s.step === 'build')!
+    expect(rebuilt.lastSuccessAt!.getTime()).toBeGreaterThan(rebuilt.lastFailureAt!.getTime())
+    // no callback for the admin: it never triggered these runs
+    expect(await rows(t, 'select count(*)::int as n from callback_outbox')).toEqual([{ n: 0 }])
+  })
+
+  it('keeps none with --no-record, as the scheduler runs it', async () => {
+    const before = (await runs()).length
+    const run = await chain(['--no-record', '--date', demo.planned.at(-1)!])
+    expect(run.code, run.output).toBe(0)
+    expect(await runs()).toHaveLength(before)
+  })
+})
