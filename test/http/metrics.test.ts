@@ -93,7 +93,7 @@ describe('GET /metrics with the scheduler on and the store frozen', () => {
     const locker = new pg.Client({ connectionString: t.url })
     await locker.connect()
     try {
-      expect((await app.inject('/metrics')).body).toContain('callback_outbox_depth 0')
+      expect((await app.inject('/metrics')).body).toContain('stockplan_scheduler_runs{state="running"} 0')
       await locker.query('begin; lock table callback_outbox in access exclusive mode')
       nowMs += 10_000 // past the operational read's lifetime: the scrapes read the store again
       for (let scrape = 0; scrape < 3; scrape++) {
@@ -102,7 +102,7 @@ describe('GET /metrics with the scheduler on and the store frozen', () => {
         const res = await within(app.inject('/metrics'), 10_000, `scrape ${scrape} with callback_outbox locked`)
         // the reading deadline is 1 s; the rest is a busy host's slack
         expect(performance.now() - started, `scrape ${scrape}`).toBeLessThan(3_000)
-        expect(res.body).toContain('callback_outbox_depth 0') // the last count stands
+        expect(res.body).toContain('stockplan_scheduler_runs{state="running"} 0') // the last values stand
         if (scrape === 0) expect(res.body).toContain('stockplan_store_up 0')
       }
       await locker.query('rollback')
