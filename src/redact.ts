@@ -36,3 +36,23 @@ export function redactUrlsIn(text: string): string {
     })
     .replace(USERINFO, '$1***@')
 }
+
+const IPV4 = /(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?(?![\w.])/g
+const BRACKETED_IPV6 = /\[[0-9a-f:.]+(?:%[\w.-]+)?\](?::\d{1,5})?/gi
+// node writes an IPv6 peer and its port as `::1:5432`; a clock time (`12:30:45`) has neither `::` nor 4 colons
+const BARE_IPV6 = /(?<![\w:.])(?:[0-9a-f]{0,4}:){2,8}[0-9a-f]{0,4}(?:%[\w.-]+)?(?![\w:.])/gi
+/** The peer named by a socket error (`connect ECONNREFUSED db.lan:5432`, `getaddrinfo ENOTFOUND db.lan`). */
+const SOCKET_PEER = /\b((?:connect|getaddrinfo|read|write) E[A-Z]+) (?!\*\*\*)[^\s;,)]+/g
+
+/**
+ * `text` with every network address in it (an IPv4 or IPv6 literal with its port, the host a socket error names)
+ * replaced by `***`: for what the service answers a caller (error details, `/health`), which must not map the
+ * network behind it. Logs keep the addresses.
+ */
+export function withoutAddresses(text: string): string {
+  return text
+    .replace(BRACKETED_IPV6, '***')
+    .replace(IPV4, '***')
+    .replace(BARE_IPV6, (found) => (found.includes('::') || found.split(':').length > 4 ? '***' : found))
+    .replace(SOCKET_PEER, '$1 ***')
+}

@@ -30,7 +30,7 @@ export function registerDemoCommand(program: Command): void {
     .option('--seed <S>', 'random seed', parseIntIn(0, 2 ** 31), DEMO_DEFAULTS.seed)
     .option(
       '--signal <S>',
-      'strength of the planted factor structure: 1 as documented in the README, 0 for no signal at all',
+      'strength of the planted A-share effects (docs/score.md): 1 at the sizes the studies report, 0 for the null market',
       parseSignal,
       DEMO_DEFAULTS.signal,
     )

@@ -1,5 +1,6 @@
 import type { Config } from '../config.js'
 import { DEFAULT_BENCHMARK } from '../domain/outcomes.js'
+import { PLAN_VERSION } from '../domain/plan-version.js'
 import { WEIGHT_RULES } from '../domain/signal-weights.js'
 import { runBuild } from '../jobs/build.job.js'
 import type { ChainStep } from '../jobs/job.js'
@@ -68,6 +69,7 @@ function buildStep(deps: ChainStepsDeps, run: StepRun, inputs: PlanInputReposito
         log: run.log,
         progress: run.progress,
         codeVersion: deps.codeVersion(),
+        bookSize: deps.config.planBookSizeCny,
         now: deps.now,
         history: run.history,
         icHistory: (asOf, days, definitions) => signalIc.history(WEIGHT_RULES.horizon, asOf, days, definitions),
@@ -85,12 +87,12 @@ function buildStep(deps: ChainStepsDeps, run: StepRun, inputs: PlanInputReposito
 }
 
 function planStep(deps: ChainStepsDeps, run: StepRun, inputs: PlanInputRepository): ChainStep {
-  const { config, store, repositories, serving } = deps
+  const { store, repositories, serving } = deps
   // a replay's plan reads the day's quotes from its history
   const assembler = run.history
     ? createPlanAssembler({
         inputs: { ...inputs, quotes: run.history.quotes },
-        planVersion: config.planVersion,
+        planVersion: PLAN_VERSION,
         now: deps.now,
       })
     : serving.assembler
@@ -104,7 +106,7 @@ function planStep(deps: ChainStepsDeps, run: StepRun, inputs: PlanInputRepositor
         assembler,
         files: repositories.files,
         log: run.log,
-        planVersion: config.planVersion,
+        planVersion: PLAN_VERSION,
         codeVersion: deps.codeVersion(),
         now: deps.now,
         onPlanWritten: serving.forgetPlan,

@@ -1,4 +1,5 @@
 import type { Config } from '../config.js'
+import { PLAN_VERSION } from '../domain/plan-version.js'
 import type { Logger } from '../logger.js'
 import { createLatestDate, type LatestDate } from '../services/latest-date.js'
 import { createPlanService, type PlanObserver, type PlanService } from '../services/plan.service.js'
@@ -42,7 +43,7 @@ export function createPlanServing(deps: PlanServingDeps): PlanServing {
   const { config, log, store, derived } = deps
   const now = deps.now ?? (() => new Date())
   const { tiers, inputs, files } = deps.repositories
-  const assembler = createPlanAssembler({ inputs, planVersion: config.planVersion, now })
+  const assembler = createPlanAssembler({ inputs, planVersion: PLAN_VERSION, now })
   // Date.now itself unless a clock is injected: a cached plan hit reads the time twice, and a Date each is garbage
   const nowMs: () => number = deps.now ? () => now().getTime() : Date.now
   const forgetPlan = (date: string): void => {

@@ -120,8 +120,12 @@ function markTo(position: Position, price: number): void {
   position.mark = price
 }
 
-/** Cost rate (fraction of the traded value) of an order of `value` NAV units, before stamp duty. */
-function tradingCostRate(bar: BookBar, orderCny: number, costs: BookCosts): number {
+/** Cost rate (fraction of the traded value) of an order of `orderCny`, before stamp duty. */
+export function tradingCostRate(
+  bar: Pick<BookBar, 'amount20d' | 'vol20d'>,
+  orderCny: number,
+  costs: BookCosts,
+): number {
   const share = bar.amount20d && bar.amount20d > 0 ? orderCny / bar.amount20d : costs.advCap
   return costs.commission + costs.halfSpread + costs.impact * (bar.vol20d ?? costs.fallbackVol) * Math.sqrt(share)
 }

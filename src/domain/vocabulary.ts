@@ -165,6 +165,22 @@ const en = {
   'emptyMain.no_weight': 'no signal carries weight (every weight is 0)',
   'emptyMain.no_eligible': 'no stock passes the screen today (suspended, ST, newly listed, illiquid or invalidated)',
   'emptyMain.below_entry': 'no eligible stock scored at or above the entry {entry} today',
+  'emptyMain.no_edge': 'no eligible stock is expected to earn its round trip today, and nothing is held',
+  'tierRule.v5_kept': 'kept from yesterday’s main list: expected excess {alpha}% ≥ −{sell}%, the cost of selling',
+  'tierRule.v5_left': 'left the main list: expected excess {alpha}% below −{sell}%, the cost of selling',
+  'tierRule.v5_entered':
+    'entered: expected excess {alpha}% over 20 days ≥ its round trip {cost}% at a {size} M CNY book',
+  'tierRule.v5_replaced':
+    'replaced {out}: expected excess {alpha}% less its {outAlpha}% ≥ {cost}%, what the switch costs',
+  'tierRule.v5_switched_out':
+    'left the main list: replaced by {in}, which is expected to earn more than the switch costs',
+  'tierRule.v5_weak': 'weak market: no new entries today; expected excess {alpha}% covers its round trip {cost}%',
+  'tierRule.v5_one_word': 'score {score}, but a one-price limit board on the data date: not buyable at the open',
+  'tierRule.v5_limit_up': 'score {score}, but closed limit-up on the data date: not buyable at the open',
+  'tierRule.v5_full':
+    'score {score}: expected excess {alpha}% covers its round trip {cost}%, but all {slots} main places are taken and no switch pays',
+  'tierRule.v5_costly':
+    'score {score} ≥ observe {observe}; expected excess {alpha}% below its round trip {cost}% at a {size} M CNY book',
   'logicRule.first': 'first day tracked',
   'logicRule.enter': 'score percentile EMA {ema} ≥ {enter} for {days} days',
   'logicRule.back': 'score percentile EMA back ≥ {enter} for {days} days',
@@ -327,6 +343,10 @@ const en = {
   'tr.days': 'days',
   'tr.weights': 'Signal weights over time (walk-forward)',
   'tr.weights_note': 'Each line is a signal’s weight as set on that date from earlier data only.',
+  'tr.demo_note':
+    'This is the demo market: synthetic, with the effects published A-share studies document (short-term reversal, lottery/MAX, abnormal turnover, idiosyncratic volatility, size, value) planted at the sizes they report, not fitted to the score. What is planted and what the plan makes of it: docs/score.md, “The demo market’s planted signal”; the real market’s figures: docs/score.md, “On real data”.',
+  'tr.demo_note_null':
+    'This is the null demo market (--signal 0): nothing predicts returns, so the book should earn nothing before costs and the score’s IC should be nil. The real market’s figures: docs/score.md, “On real data”.',
   'tr.by_decision': 'By decision',
   'tr.by_logic': 'By logic state',
   'tr.by_regime': 'By regime',
@@ -496,6 +516,19 @@ const zh = {
   'emptyMain.no_weight': '没有信号获得权重（全部权重为 0）',
   'emptyMain.no_eligible': '今日没有股票通过筛选（停牌、ST、次新、流动性不足或已失效）',
   'emptyMain.below_entry': '今日没有合格股票的评分达到入选线 {entry}',
+  'emptyMain.no_edge': '今日没有合格股票的预期超额收益覆盖其往返交易成本，且无持仓',
+  'tierRule.v5_kept': '保留在昨日主选中：预期超额收益 {alpha}% ≥ −{sell}%（卖出成本）',
+  'tierRule.v5_left': '移出主选：预期超额收益 {alpha}% 低于 −{sell}%（卖出成本）',
+  'tierRule.v5_entered': '入选：20 日预期超额收益 {alpha}% ≥ {size} 百万元组合的往返成本 {cost}%',
+  'tierRule.v5_replaced': '替换 {out}：预期超额收益 {alpha}% 减去其 {outAlpha}% ≥ 换仓成本 {cost}%',
+  'tierRule.v5_switched_out': '移出主选：由 {in} 替换，其预期超额收益高出换仓成本',
+  'tierRule.v5_weak': '弱势市场：今日不新增主选；预期超额收益 {alpha}% 覆盖往返成本 {cost}%',
+  'tierRule.v5_one_word': '评分 {score}，但数据日为一字板：开盘无法买入',
+  'tierRule.v5_limit_up': '评分 {score}，但数据日涨停收盘：开盘难以买入',
+  'tierRule.v5_full':
+    '评分 {score}：预期超额收益 {alpha}% 覆盖往返成本 {cost}%，但主选的 {slots} 个名额已满且换仓不划算',
+  'tierRule.v5_costly':
+    '评分 {score} ≥ 观察线 {observe}；预期超额收益 {alpha}% 低于 {size} 百万元组合的往返成本 {cost}%',
   'logicRule.first': '首日跟踪',
   'logicRule.enter': '评分分位平滑值 {ema} ≥ {enter}，已持续 {days} 天',
   'logicRule.back': '评分分位平滑值重回 ≥ {enter}，已持续 {days} 天',
@@ -656,6 +689,10 @@ const zh = {
   'tr.days': '天数',
   'tr.weights': '信号权重随时间的变化（滚动前推）',
   'tr.weights_note': '每条线是某一信号在该日仅用此前数据确定的权重。',
+  'tr.demo_note':
+    '这是演示市场：合成数据，按已发表的 A 股研究所记录的效应（短期反转、彩票型/MAX、异常换手、特质波动率、规模、价值）及其报告的幅度植入，并非按评分拟合。植入了什么、计划的表现：docs/score.md“The demo market’s planted signal”；真实市场的数据：docs/score.md“On real data”。',
+  'tr.demo_note_null':
+    '这是无信号的演示市场（--signal 0）：没有任何东西能预测收益，组合扣除成本前应无收益，评分的 IC 应为零。真实市场的数据：docs/score.md“On real data”。',
   'tr.by_decision': '按计划结论',
   'tr.by_logic': '按逻辑状态',
   'tr.by_regime': '按市场环境',

@@ -6,6 +6,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import type { Config } from '../config.js'
 import type { Logger } from '../logger.js'
 import { deadlineProbe } from '../services/deadline.js'
+import { demoMarketInStore } from '../services/demo-market.js'
 import type { LogicStateService } from '../services/logic-state.service.js'
 import { createMetrics, type Metrics } from '../services/metrics.js'
 import type { PlanService } from '../services/plan.service.js'
@@ -15,7 +16,7 @@ import type { VerdictService } from '../services/verdict.service.js'
 import type { TierRepository } from '../storage/tier.repository.js'
 import { closeConnectionsWhenIdle } from './connection-closer.js'
 import type { ConnectionLimits, Refusal } from './connection-limits.js'
-import { defaultMaxConnections, descriptorLimit } from './descriptor-limit.js'
+import { defaultMaxConnections, descriptorLimit, descriptorReserve } from './descriptor-limit.js'
 import { createPlanHitLane, serverWithLane } from './plan-hit-lane.js'
 import { createPlanResponses } from './plan-response.js'
 import { installAccessLog } from './plugins/access-log.js'
@@ -98,7 +99,8 @@ export function fastifyOptions(log: Logger, nextRequestId: () => string = reques
 /** The config's connection settings, the overall cap derived from the descriptor limit when it is not set. */
 export function connectionLimits(config: Config): ConnectionLimits {
   const { maxConnections, ...rest } = config.http
-  return { ...rest, maxConnections: maxConnections ?? defaultMaxConnections(descriptorLimit()) }
+  const reserve = descriptorReserve({ children: config.xxlJob.maxRunning })
+  return { ...rest, maxConnections: maxConnections ?? defaultMaxConnections(descriptorLimit(), reserve) }
 }
 
 const REFUSAL_LOG_EVERY_MS = 10_000
@@ -174,7 +176,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(stockRoutes, { stocks: deps.stocks })
   await app.register(viewerRoutes, { version: APP_VERSION })
   await app.register(trackRecordRoutes, { trackRecord: deps.trackRecord })
-  await app.register(trackRecordViewerRoutes)
+  await app.register(trackRecordViewerRoutes, {
+    demoMarket: () => demoMarketInStore(deps.config.demoDataDir, () => deps.tiers.latestDate()),
+  })
   for (const plugin of deps.extraPlugins ?? []) await plugin(app)
   return app
 }

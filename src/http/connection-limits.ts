@@ -1,5 +1,6 @@
 import type { Server } from 'node:http'
 import type { Socket } from 'node:net'
+import { clientKey } from './client-key.js'
 
 /** The deadlines and caps of the service's HTTP connections (config `http`, README "Configuration"). */
 export interface ConnectionLimits {
@@ -11,18 +12,24 @@ export interface ConnectionLimits {
   readonly headersTimeoutMs: number
   /** The whole request, body included, must have arrived this long after its first byte. */
   readonly requestTimeoutMs: number
-  /** Open connections at most; at the cap, a new one replaces the oldest that has sent nothing, or is refused. */
+  /** Open connections at most; at the cap, a new one replaces the idlest open one (see `limitConnections`). */
   readonly maxConnections: number
-  /** Open connections from one client address at most; one more is refused. */
+  /** Open connections from one client (an IPv4 address, an IPv6 /64) at most; at the cap, as overall. */
   readonly maxConnectionsPerClient: number
 }
 
 export interface Refusal {
+  /** The client as the per-client cap counts it (`clientKey`: an IPv4 address, an IPv6 /64). */
   readonly client: string
   readonly reason: 'per-client' | 'overall'
 }
 
-const REFUSED_LINGER_MS = 1000
+/**
+ * Connections a cap may be exceeded by while every connection under it carries a request (none can be closed to make
+ * room); one more is refused. Counted in the descriptor reserve (descriptor-limit.ts).
+ */
+export const OVER_CAP_BUDGET = 16
+export const OVER_CLIENT_CAP_BUDGET = 4
 // how often node checks the headers and request deadlines (its default, 30 s, would let them overrun by as much)
 const DEADLINE_CHECK_MS = 1000
 
@@ -42,12 +49,24 @@ function refusalBytes(detail: string): Buffer {
   )
 }
 
+/** An open connection as the caps see it. */
+interface Connection {
+  readonly socket: Socket
+  readonly client: string
+  /** Requests read whose response has not ended. */
+  inFlight: number
+  /** `socket.bytesRead` when its last response ended: more since then is the head of a next request. */
+  readAtRest: number
+}
+
 /**
- * Applies `limits` to `server`, before node's HTTP parser sees a connection: a connection over a cap gets a 503
- * `{detail}` written straight to its socket and is closed, so that it never reaches routing; one that sends nothing
- * is closed after the first-byte timeout (node's own deadlines start only with a request's first byte). At the overall
- * cap, the oldest connection that has not sent a byte yet makes room (a client that sends its request is served);
- * only when every open connection is in use is the new one refused. `onRefused` is told each refusal.
+ * Applies `limits` to `server`, before node's HTTP parser sees a connection. At a cap (overall, or the new
+ * connection's client's), a connection that brings a request is served before idle ones are kept, as nginx does with
+ * its reusable connections: the oldest idle one under that cap is closed to make room, never-spoken first, then
+ * idle keep-alive, then one whose request head stalled. Only when every connection under the cap carries a request
+ * is the cap exceeded, by a small budget; beyond it the new connection gets a 503 `{detail}` and is destroyed at once
+ * (its descriptor is free again in the same tick). A connection that sends nothing is closed after the first-byte
+ * timeout (node's own deadlines start only with a request's first byte). `onRefused` is told each refusal.
  */
 export function limitConnections(
   server: Server,
@@ -62,62 +81,99 @@ export function limitConnections(
   const startHttp = parsers[0] as (socket: Socket) => void
   server.removeAllListeners('connection')
 
-  const open = new Set<Socket>()
+  const open = new Map<Socket, Connection>()
+  // connections with no request in flight, in the order they came to rest (opened, or their last response ended)
+  const resting = new Set<Connection>()
   const perClient = new Map<string, number>()
+
+  const forget = (connection: Connection): void => {
+    if (!open.delete(connection.socket)) return
+    resting.delete(connection)
+    const left = (perClient.get(connection.client) ?? 1) - 1
+    if (left === 0) perClient.delete(connection.client)
+    else perClient.set(connection.client, left)
+  }
+
+  /** The connection to close for a newcomer: the oldest never-spoken, else idle keep-alive, else stalled head. */
+  const idlest = (client?: string): Connection | undefined => {
+    let keptAlive: Connection | undefined
+    let stalled: Connection | undefined
+    for (const connection of resting) {
+      if (client !== undefined && connection.client !== client) continue
+      const read = connection.socket.bytesRead
+      if (read === 0) return connection
+      if (read === connection.readAtRest) keptAlive ??= connection
+      else stalled ??= connection
+    }
+    return keptAlive ?? stalled
+  }
+
+  /** Makes room under a cap: closes its idlest connection; false when every one carries a request. */
+  const makeRoom = (client?: string): boolean => {
+    const idle = idlest(client)
+    if (!idle) return false
+    idle.socket.destroy()
+    forget(idle) // its close event follows; the counts must drop now
+    return true
+  }
 
   const refuse = (socket: Socket, refusal: Refusal, detail: string): void => {
     onRefused(refusal)
     socket.on('error', () => undefined)
-    socket.resume() // read and drop what the client sends, so that its close is seen
+    // the 503 goes to the kernel in this write; destroying now frees the descriptor instead of lingering for the
+    // client's close, so that a flood of refused connections cannot take the descriptors the store and files need
     socket.end(refusalBytes(detail))
-    setTimeout(() => socket.destroy(), REFUSED_LINGER_MS).unref()
+    socket.destroy()
   }
 
-  const oldestUnused = (): Socket | undefined => {
-    for (const socket of open) if (socket.bytesRead === 0) return socket
-    return undefined
-  }
+  server.prependListener('request', (req, res) => {
+    const connection = open.get(req.socket)
+    if (!connection) return
+    connection.inFlight++
+    resting.delete(connection)
+    res.once('close', () => {
+      connection.inFlight--
+      if (connection.inFlight > 0 || !open.has(connection.socket)) return
+      connection.readAtRest = connection.socket.bytesRead
+      resting.add(connection)
+    })
+  })
 
   server.on('connection', (socket: Socket) => {
-    const client = socket.remoteAddress ?? 'unknown'
+    const client = clientKey(socket.remoteAddress)
     const fromClient = perClient.get(client) ?? 0
-    if (fromClient >= limits.maxConnectionsPerClient) {
+    if (
+      fromClient >= limits.maxConnectionsPerClient &&
+      !makeRoom(client) &&
+      fromClient >= limits.maxConnectionsPerClient + OVER_CLIENT_CAP_BUDGET
+    ) {
       refuse(
         socket,
         { client, reason: 'per-client' },
-        `this client address already has ${fromClient} open connections, the most one client may hold ` +
-          '(HTTP_MAX_CONNECTIONS_PER_CLIENT); reuse or close one, then try again',
+        `this client address already has ${fromClient} open connections, each carrying a request, over the most ` +
+          'one client may hold (HTTP_MAX_CONNECTIONS_PER_CLIENT); try again when one has been answered',
       )
       return
     }
-    if (open.size >= limits.maxConnections) {
-      const unused = oldestUnused()
-      if (!unused) {
-        refuse(
-          socket,
-          { client, reason: 'overall' },
-          `the service has ${open.size} open connections, its limit (HTTP_MAX_CONNECTIONS), all in use; ` +
-            'try again in a few seconds',
-        )
-        return
-      }
-      unused.destroy()
-      open.delete(unused) // its close event follows; the count must drop now
+    if (open.size >= limits.maxConnections && !makeRoom() && open.size >= limits.maxConnections + OVER_CAP_BUDGET) {
+      refuse(
+        socket,
+        { client, reason: 'overall' },
+        `the service has ${open.size} open connections, over its limit (HTTP_MAX_CONNECTIONS), each carrying a ` +
+          'request; try again in a few seconds',
+      )
+      return
     }
-    open.add(socket)
-    perClient.set(client, fromClient + 1)
-    let counted = true
+    const connection: Connection = { socket, client, inFlight: 0, readAtRest: 0 }
+    open.set(socket, connection)
+    resting.add(connection)
+    perClient.set(client, (perClient.get(client) ?? 0) + 1)
     const firstByte = setTimeout(() => {
       if (socket.bytesRead === 0) socket.destroy()
     }, limits.firstByteTimeoutMs).unref()
     socket.once('close', () => {
       clearTimeout(firstByte)
-      open.delete(socket)
-      if (!counted) return
-      counted = false
-      const left = (perClient.get(client) ?? 1) - 1
-      if (left === 0) perClient.delete(client)
-      else perClient.set(client, left)
+      forget(connection)
     })
     startHttp.call(server, socket)
   })

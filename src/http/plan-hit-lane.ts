@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks'
 import type { PlanSizes } from '../domain/plan-types.js'
 import type { PlanResult } from '../services/plan.service.js'
 import { type ConnectionLimits, deadlineCheckOptions, limitConnections, type Refusal } from './connection-limits.js'
-import { logPlanServed, matchesEtag, type PlanJson, type PlanResponse, planCacheControl } from './plan-response.js'
+import { logPlanServed, matchesEtag, PLAN_CACHE_CONTROL, type PlanJson, type PlanResponse } from './plan-response.js'
 
 /** What the lane needs of the plan service: the cache lookup that answers in the same tick, nothing else. */
 export interface CachedPlans {
@@ -60,18 +60,21 @@ export function createPlanHitLane(deps: PlanHitLaneDeps): PlanHitLane {
     const result = deps.plans.cachedPlan({ date: url.date, sizes: url.sizes })
     if (!result || !serializeJson) return false
     const response = deps.responses(result, serializeJson)
-    const cacheControl = planCacheControl({ dated: url.date !== undefined, nocache: false })
     const notModified = matchesEtag(req.headers['if-none-match'], response.etag)
     // the headers the route sends for the same answer (test/http/plan-hit-lane.test.ts compares them)
     if (notModified) {
-      res.writeHead(304, { 'x-content-type-options': 'nosniff', 'cache-control': cacheControl, etag: response.etag })
+      res.writeHead(304, {
+        'x-content-type-options': 'nosniff',
+        'cache-control': PLAN_CACHE_CONTROL,
+        etag: response.etag,
+      })
       res.end()
     } else {
       res.writeHead(200, {
         'content-type': JSON_TYPE,
         'content-length': response.bytes.length,
         'x-content-type-options': 'nosniff',
-        'cache-control': cacheControl,
+        'cache-control': PLAN_CACHE_CONTROL,
         etag: response.etag,
       })
       res.end(response.bytes)

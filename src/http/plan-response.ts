@@ -41,14 +41,11 @@ export interface PlanServed {
 }
 
 /**
- * The Cache-Control of a plan answer. The latest plan (no `date`) changes with the next data date or a refresh:
- * a cache must revalidate it each time (its ETag makes that a bodiless 304). A dated plan changes only when it is
- * refreshed or its day re-imported: it may be kept 10 minutes. `nocache` asks for a fresh plan: nothing keeps it.
+ * The Cache-Control of every plan answer, dated or not, JSON or Markdown: a cache must revalidate it each time (its
+ * ETag makes that a bodiless 304). Nothing is kept by age, because a dated plan changes too when its day is
+ * rebuilt and refreshed (`POST /plan/refresh`), and a browser or proxy would serve the old list until the age ran out.
  */
-export function planCacheControl(request: { dated: boolean; nocache: boolean }): string {
-  if (request.nocache) return 'no-store'
-  return request.dated ? 'max-age=600' : 'no-cache'
-}
+export const PLAN_CACHE_CONTROL = 'no-cache'
 
 /** Whether an If-None-Match header names `etag` (or is `*`); a weak form of it matches too (RFC 9110 13.1.2). */
 export function matchesEtag(ifNoneMatch: string | string[] | undefined, etag: string): boolean {

@@ -1,8 +1,6 @@
-import { readFile } from 'node:fs/promises'
-import path from 'node:path'
 import type { Config } from '../config.js'
 import type { Logger } from '../logger.js'
-import { writeFileAtomic } from '../storage/atomic-file.js'
+import { type DemoMarker, demoMarketDir, readDemoMarker, writeDemoMarker } from '../storage/demo-marker.js'
 import { createImportStore } from '../storage/import.repository.js'
 import type { MarketDataRepository } from '../storage/market-data.repository.js'
 import type { PlanFiles } from '../storage/plan-files.js'
@@ -34,28 +32,9 @@ export interface DemoArgs extends DemoOptions {
   readonly history: number
 }
 
-interface Marker {
-  readonly stocks: number
-  readonly days: number
-  readonly seed: number
-  readonly signal: number
-  readonly history: number
-  readonly lastDate: string
-}
-
-const MARKER = '.demo.json'
-
-async function readMarker(dir: string): Promise<Marker | undefined> {
-  try {
-    return JSON.parse(await readFile(path.join(dir, MARKER), 'utf8')) as Marker
-  } catch {
-    return undefined
-  }
-}
-
 /** Reuse when the same demo was imported and planned before: `npm run demo` then starts in seconds. */
-async function isReusable(services: DemoDeps, dir: string, args: DemoArgs): Promise<Marker | undefined> {
-  const marker = await readMarker(dir)
+async function isReusable(services: DemoDeps, dir: string, args: DemoArgs): Promise<DemoMarker | undefined> {
+  const marker = await readDemoMarker(dir)
   const signal = args.signal ?? DEMO_DEFAULTS.signal
   if (
     !marker ||
@@ -81,7 +60,7 @@ export async function runDemo(
   args: DemoArgs,
   signal: AbortSignal,
 ): Promise<{ summary: string; lastDate: string; reused: boolean }> {
-  const dir = path.join(services.config.demoDataDir, 'market')
+  const dir = demoMarketDir(services.config.demoDataDir)
   if (!args.regenerate) {
     const reused = await isReusable(services, dir, args)
     if (reused)
@@ -102,7 +81,7 @@ export async function runDemo(
   // the chain's own steps, day after day in this process: tier scores, plans, logic states and outcomes
   await services.replay({ from: dates[0]!, to: dates.at(-1)!, restart: true }, signal, progress)
   await services.steps['push-pool']({ date: dates.at(-1)! }, signal)
-  const marker: Marker = {
+  const marker: DemoMarker = {
     stocks: args.stocks,
     days: args.days,
     seed: args.seed,
@@ -110,7 +89,7 @@ export async function runDemo(
     history: args.history,
     lastDate: generated.lastDate,
   }
-  await writeFileAtomic(path.join(dir, MARKER), `${JSON.stringify(marker)}\n`)
+  await writeDemoMarker(dir, marker)
   return {
     summary: `demo ${generated.lastDate}: ${args.stocks} stocks x ${args.days} days imported, chain replayed for ${dates.length} days`,
     lastDate: generated.lastDate,

@@ -31,7 +31,6 @@ export function jobEnvironment(
     DATABASE_URL: databaseUrl,
     PG_DATA_DIR: config.pgDataDir,
     PLAN_DATA_DIR: config.planDataDir,
-    PLAN_VERSION: config.planVersion,
     POOL_TOP: String(config.poolTop),
     POOL_MAX: String(config.poolMax),
     LOG_LEVEL: 'warn',

@@ -1,7 +1,8 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
 import type { Skill } from '../domain/skill.js'
+import { deadlineProbe } from './deadline.js'
 import { registerOperationalMetrics } from './operational-metrics.js'
-import type { OperationalReadings } from './operational-readings.js'
+import { type OperationalReadings, READING_TIMINGS } from './operational-readings.js'
 import type { PlanObserver } from './plan.service.js'
 import { registerRequestMetrics } from './request-metrics.js'
 
@@ -18,8 +19,11 @@ export interface Metrics {
   chainRun(result: string): void
   /** A cached `GET /plan` answered before routing (src/http/plan-hit-lane.ts). */
   planHitLane(): void
-  /** Where the callback outbox depth and queue sizes are read from at scrape time. */
-  setSchedulerStatus(read: () => Promise<SchedulerStatus>): void
+  /**
+   * Where the callback outbox depth and queue sizes are read from at scrape time: one read in flight, waited for at
+   * most the store reading's deadline (`READING_TIMINGS`), the last values standing when it is late.
+   */
+  setSchedulerStatus(read: () => Promise<SchedulerStatus>, deadlineMs?: number): void
   /** Where the plan, chain, sync, outbox, store and skill gauges are read from at scrape time. */
   setOperationalSource(source: OperationalSource): void
 }
@@ -79,13 +83,21 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
     labelNames: ['result'],
     registers: [registry],
   })
-  let schedulerStatus: (() => Promise<SchedulerStatus>) | undefined
+  let readSchedulerStatus: (() => Promise<SchedulerStatus>) | undefined
+  let lastStatus: SchedulerStatus = { running: 0, queued: 0, outboxPending: 0 }
+  // the outbox depth is a count over callback_outbox: a locked or frozen store must not hold a scrape past the
+  // deadline the operational gauges keep (stockplan_store_up then says the store is down)
+  const schedulerStatus = async (): Promise<SchedulerStatus> => {
+    if (!readSchedulerStatus) return lastStatus
+    lastStatus = await readSchedulerStatus().catch(() => lastStatus)
+    return lastStatus
+  }
   new Gauge({
     name: 'callback_outbox_depth',
     help: 'Scheduler callbacks not yet delivered to the XXL-JOB admin',
     registers: [registry],
     async collect() {
-      this.set((await schedulerStatus?.())?.outboxPending ?? 0)
+      this.set((await schedulerStatus()).outboxPending)
     },
   })
   new Gauge({
@@ -94,9 +106,9 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
     labelNames: ['state'],
     registers: [registry],
     async collect() {
-      const status = await schedulerStatus?.()
-      this.set({ state: 'running' }, status?.running ?? 0)
-      this.set({ state: 'queued' }, status?.queued ?? 0)
+      const status = await schedulerStatus()
+      this.set({ state: 'running' }, status.running)
+      this.set({ state: 'queued' }, status.queued)
     },
   })
   let operational: OperationalSource | undefined
@@ -125,8 +137,8 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
     planHitLane: () => {
       hitLane++
     },
-    setSchedulerStatus(read) {
-      schedulerStatus = read
+    setSchedulerStatus(read, deadlineMs = READING_TIMINGS.deadlineMs) {
+      readSchedulerStatus = deadlineProbe(read, deadlineMs, 'the scheduler status for /metrics')
     },
     setOperationalSource(source) {
       operational = source

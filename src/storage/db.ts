@@ -103,6 +103,9 @@ export interface DbHandle {
   readonly pool: pg.Pool
 }
 
+/** Connections a pool opens at most unless told otherwise (the server's pool: see the HTTP descriptor reserve). */
+export const DEFAULT_POOL_MAX = 10
+
 export interface DbOptions {
   readonly max?: number
   /** Longest a statement may run: the server cancels it, and the client gives up shortly after. */
@@ -123,7 +126,7 @@ export function createDb(url: string, log: Logger, options: DbOptions = {}): DbH
   const statementTimeoutMs = options.statementTimeoutMs ?? 120_000
   const pool = new pg.Pool({
     connectionString: url,
-    max: options.max ?? 10,
+    max: options.max ?? DEFAULT_POOL_MAX,
     connectionTimeoutMillis: options.acquireTimeoutMs ?? 3000,
     idleTimeoutMillis: 30_000,
     keepAlive: true,

@@ -1,9 +1,15 @@
+import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createOperationalSource, createServices } from '../../src/compose.js'
 import { buildApp } from '../../src/http/app.js'
+import { createLogger } from '../../src/logger.js'
+import { createScheduler, mountScheduler } from '../../src/scheduler-wiring.js'
 import { createMetrics } from '../../src/services/metrics.js'
 import { buildTestApp, type TestApp } from '../support/app.js'
+import { testConfig } from '../support/config.js'
 import { createDemoDatabase, type DemoMarket } from '../support/demo-market.js'
-import type { TestDatabase } from '../support/test-db.js'
+import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
+import { within } from '../support/wait.js'
 
 function counter(text: string, name: string, labels: string): number {
   const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(labels))
@@ -66,5 +72,41 @@ describe('GET /metrics', () => {
     const after = await Promise.all([head, notFound, notAllowed, repeated].map(count))
     const moved = after.map((n, i) => n - (Number.isNaN(before[i]!) ? 0 : before[i]!))
     expect(moved).toEqual([1, 2, 1, 1])
+  })
+})
+
+describe('GET /metrics with the scheduler on and the store frozen', () => {
+  it('answers each scrape within the reading deadline while callback_outbox is locked, the store shown down', async () => {
+    const t = await createTestDatabase()
+    const config = testConfig({ XXLJOB_ACCESS_TOKEN: 'metrics-test-token-7c1d' })
+    const services = createServices(config, createLogger({ logLevel: 'silent' }), t)
+    const metrics = createMetrics({ defaults: false })
+    let nowMs = Date.parse('2026-10-09T01:00:00Z')
+    metrics.setOperationalSource(createOperationalSource(services, () => nowMs))
+    const executor = createScheduler(services, metrics)!
+    const app = await buildApp({ ...services, metrics, extraPlugins: [mountScheduler(executor)] })
+    // a transaction holding the outbox table: every count of it waits until the transaction ends
+    const locker = new pg.Client({ connectionString: t.url })
+    await locker.connect()
+    try {
+      expect((await app.inject('/metrics')).body).toContain('callback_outbox_depth 0')
+      await locker.query('begin; lock table callback_outbox in access exclusive mode')
+      nowMs += 10_000 // past the operational read's lifetime: the scrapes read the store again
+      for (let scrape = 0; scrape < 3; scrape++) {
+        const started = performance.now()
+        // bounded so that a scrape that waits on the lock fails here instead of at the test's timeout
+        const res = await within(app.inject('/metrics'), 10_000, `scrape ${scrape} with callback_outbox locked`)
+        // the reading deadline is 1 s; the rest is a busy host's slack
+        expect(performance.now() - started, `scrape ${scrape}`).toBeLessThan(3_000)
+        expect(res.body).toContain('callback_outbox_depth 0') // the last count stands
+        if (scrape === 0) expect(res.body).toContain('stockplan_store_up 0')
+      }
+      await locker.query('rollback')
+    } finally {
+      await locker.end()
+      await app.close()
+      await services.close()
+      await t.drop()
+    }
   })
 })

@@ -1,6 +1,7 @@
 import { chmod, readFile, rm, writeFile } from 'node:fs/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ServiceOptions } from '../../src/compose.js'
+import { PLAN_VERSION } from '../../src/domain/plan-version.js'
 import { PlanSchema } from '../../src/http/schemas/plan.schema.js'
 import { createMetrics } from '../../src/services/metrics.js'
 import { PLAN_CACHE_MAX } from '../../src/services/plan.service.js'
@@ -41,6 +42,8 @@ describe('GET /plan and POST /plan/refresh on the demo market', () => {
     expect(plan.date).toBe(latest)
     expect(plan.plan_source).toBe('snapshot')
     expect(plan.snapshot).toBe('present')
+    // the release's rules, not a setting
+    expect(plan.plan_version).toBe(PLAN_VERSION)
     // the body is written by the 200 schema's serializer: exactly the schema's keys, in the schema's order
     expect(Object.keys(plan)).toEqual(Object.keys(PlanSchema.properties))
     expect(Object.keys(plan).sort()).toEqual(
@@ -144,7 +147,7 @@ describe('GET /plan and POST /plan/refresh on the demo market', () => {
       date: latest,
       regime: expect.any(String),
       generated_at: expect.any(String),
-      plan_version: '4',
+      plan_version: PLAN_VERSION,
       top: 7,
       obs_top: 10,
       theme_cap: 5,

@@ -40,4 +40,23 @@ describe('CSV export of the plan tables', () => {
     // a tab-led cell is quoted, so that a reader splitting on tabs cannot unquote it either
     expect(toCsv(['a'], [['\t=1']])).toBe('\uFEFFa\r\n"\'\t=1"\r\n')
   })
+  it('makes inert the full-width, small and minus-sign forms, line feed and NUL, also after leading spaces and format characters', () => {
+    const starts = ['＝', '＋', '－', '＠', '\u2212', '﹦', '﹢', '﹣', '﹫', '\n', '\0']
+    for (const start of starts) expect(inert(`${start}1+cmd`), JSON.stringify(start)).toBe(`'${start}1+cmd`)
+    // what a spreadsheet skips before it looks for a formula: spaces, NBSP, zero-width space, BOM, word joiner, LRM
+    const skipped = [' ', '   ', '\u00a0', '\u200b', '\ufeff', '\u2060', '\u200e', '\u3000', ' \u200b\u00a0']
+    for (const lead of skipped)
+      for (const start of ['=', '+', '-', '@', '＝', '\u2212'])
+        expect(inert(`${lead}${start}HYPERLINK("http://evil.example")`), JSON.stringify(lead + start)).toBe(
+          `'${lead}${start}HYPERLINK("http://evil.example")`,
+        )
+    // text that only begins with spaces, and numbers as the table shows them, stay as they are
+    expect(inert('  贵州茅台')).toBe('  贵州茅台')
+    expect(inert('\u200b平安银行')).toBe('\u200b平安银行')
+    for (const number of ['-2.35%', '+0.40%', '1681.5']) expect(inert(number)).toBe(number)
+    // parsed back as a spreadsheet's reader splits it, every hostile cell begins with the apostrophe
+    const hostile = ['\u00a0=1+1', '\u200b@SUM(A1)', '＝1+1', '\u2212cmd', '\n=1', '\0=1']
+    const [, row] = parsedBack(toCsv(['a', 'b', 'c', 'd', 'e', 'f'], [hostile])) as [string[], string[]]
+    expect(row).toEqual(hostile.map((cell) => `'${cell}`))
+  })
 })

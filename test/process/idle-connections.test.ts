@@ -58,12 +58,12 @@ describe('idle connections against a server process with 256 descriptors', () =>
     await t?.drop()
   })
 
-  it('answers GET /plan within a second while 300 sockets sit idle, refuses over the caps and closes the idle ones', async () => {
+  it('answers GET /plan within a second, from the address holding 100 of them, while 300 sockets sit idle, and closes them all', async () => {
     const port = Number(new URL(server.url).port)
     const warm = await fetch(`${server.url}/plan`)
     expect(warm.status).toBe(200)
 
-    // 100 from one address (over its cap of 40), 200 from ten others (20 each): 240 accepted, over the overall cap
+    // 100 from one address (over its cap of 40), 200 from ten others (20 each): over the overall cap too
     const sources = [
       ...Array.from({ length: 100 }, () => '127.0.0.2'),
       ...Array.from({ length: 200 }, (_, i) => `127.0.0.${3 + (i % 10)}`),
@@ -72,15 +72,19 @@ describe('idle connections against a server process with 256 descriptors', () =>
     const idle: IdleSocket[] = []
     for (const from of sources) idle.push(await openIdle(port, from))
 
-    // on a fresh connection, as the PMS's morning call would come
+    // on a fresh connection, as the PMS's morning call would come, from the address that holds 100 of them
     const started = Date.now()
-    const plan = await rawRequest(port, 'GET /plan HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n')
+    const plan = await rawRequest(
+      port,
+      'GET /plan HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n',
+      '127.0.0.2',
+    )
     const seconds = (Date.now() - started) / 1000
     expect(plan.status).toBe(200)
     expect((JSON.parse(plan.body) as { date?: string }).date).toBe(demo.planned.at(-1))
     expect(seconds).toBeLessThan(1)
 
-    // every idle socket is closed: refused at once, replaced at the overall cap, or at the first-byte timeout
+    // every idle socket is closed: replaced at a cap by a newer one, or at the first-byte timeout
     await waitFor(
       () => idle.every((s) => s.closedAt !== undefined),
       FIRST_BYTE_TIMEOUT_MS + 5000,
@@ -92,17 +96,13 @@ describe('idle connections against a server process with 256 descriptors', () =>
     const lastClosed = Math.max(...idle.map((s) => s.closedAt!))
     expect(lastClosed - openedAt).toBeLessThan(FIRST_BYTE_TIMEOUT_MS + 3000)
 
-    const refused = idle.filter((s) => s.received !== '')
-    expect(refused.length).toBe(100 - PER_CLIENT)
-    expect(new Set(refused.map((s) => s.from))).toEqual(new Set(['127.0.0.2']))
-    const [head, json] = refused[0]!.received.split('\r\n\r\n') as [string, string]
-    expect(head).toMatch(/^HTTP\/1\.1 503 /)
-    expect(JSON.parse(json).detail).toMatch(/HTTP_MAX_CONNECTIONS_PER_CLIENT/)
+    // none was refused: at a cap the oldest silent one made room, closed without a word
+    expect(idle.filter((s) => s.received !== '')).toEqual([])
 
     // the server is still well inside its descriptors: a fresh request after the storm is answered at once
     const after = await rawRequest(port, 'GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n')
     expect(after.status).toBe(200)
-    expect(server.output()).toMatch(/connections refused: over a connection cap/)
+    expect(server.output()).not.toMatch(/connections refused/)
     expect(server.output()).not.toMatch(/EMFILE/)
   }, 60_000)
 })

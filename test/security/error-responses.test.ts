@@ -148,6 +148,9 @@ describe('no stack trace or SQL in any response', () => {
     expect(health).toMatchObject({ ok: false })
     expect(String(health.error)).toMatch(/ECONNREFUSED/)
     expect(responses.some((r) => r.statusCode === 503)).toBe(true)
+    // the store's address is nobody's business on the network: not in a detail, not in /health
+    const texts = [String(health.error), ...responses.filter((r) => r.statusCode >= 500).map((r) => r.body)]
+    for (const text of texts) expect(text).not.toMatch(/127\.0\.0\.1|:1\b/)
     expect(responses.some((r) => r.statusCode === 413)).toBe(true)
   })
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { redactUrl, redactUrlsIn } from '../../src/redact.js'
+import { redactUrl, redactUrlsIn, withoutAddresses } from '../../src/redact.js'
 
 describe('redactUrl / redactUrlsIn', () => {
   it('takes out userinfo and query strings, keeping scheme, host, port and path', () => {
@@ -16,5 +16,31 @@ describe('redactUrl / redactUrlsIn', () => {
     ).toBe('Request cannot be constructed from a URL that includes credentials: http://***@h:1/p?***.')
     expect(redactUrlsIn('login of user:secret@db.lan failed')).toBe('login of ***@db.lan failed')
     expect(redactUrlsIn('no URL here: 10:30 at 2024-06-03')).toBe('no URL here: 10:30 at 2024-06-03')
+  })
+})
+
+describe('withoutAddresses', () => {
+  it('takes every IPv4 and IPv6 literal with its port, and the host a socket error names, out of a text', () => {
+    const cases: Array<[string, string]> = [
+      ['connect ECONNREFUSED 127.0.0.1:5432', 'connect ECONNREFUSED ***'],
+      [
+        'connect EMFILE 10.20.30.40:5432 - Local (undefined:undefined)',
+        'connect EMFILE *** - Local (undefined:undefined)',
+      ],
+      ['connect ECONNREFUSED ::1:5432', 'connect ECONNREFUSED ***'],
+      ['connect ETIMEDOUT [fe80::1%eth0]:5432', 'connect ETIMEDOUT ***'],
+      ['read ECONNRESET 2001:db8:0:0:1:0:0:1:5432', 'read ECONNRESET ***'],
+      ['getaddrinfo ENOTFOUND db.internal.lan', 'getaddrinfo ENOTFOUND ***'],
+      [
+        'no pg_hba.conf entry for host "10.1.2.3", user "stockplan"',
+        'no pg_hba.conf entry for host "***", user "stockplan"',
+      ],
+    ]
+    for (const [text, clean] of cases) expect(withoutAddresses(text), text).toBe(clean)
+  })
+
+  it('leaves clock times, dates, versions and plain words alone', () => {
+    for (const text of ['at 12:30:45 on 2024-06-03', 'version 1.2.3', 'timeout exceeded when trying to connect'])
+      expect(withoutAddresses(text)).toBe(text)
   })
 })

@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { renderTearSheet } from '../../src/cli/tear-sheet.js'
@@ -13,8 +16,13 @@ import { type UniverseName, universeDay } from '../../src/domain/book-universe.j
 import type { Board } from '../../src/domain/codes.js'
 import { limitRatio } from '../../src/domain/limit-rules.js'
 import { DEFAULT_BENCHMARK, limitDownPrice, limitUpPrice } from '../../src/domain/outcomes.js'
+import { SCREEN_RULES } from '../../src/domain/screening.js'
 import { isEligible } from '../../src/domain/tiers.js'
 import { buildApp } from '../../src/http/app.js'
+import { importDirectory } from '../../src/jobs/import/import-job.js'
+import { silentProgress } from '../../src/jobs/progress.js'
+import { createLogger } from '../../src/logger.js'
+import { createImportStore } from '../../src/storage/import.repository.js'
 import { createDemoDatabase, type DemoMarket, WEEKS_OF_PLANS } from '../support/demo-market.js'
 import type { TestDatabase } from '../support/test-db.js'
 
@@ -274,6 +282,79 @@ describe('the main book from the store (issue 38)', () => {
     expect(closeTree(book, want)).toBe(true)
     // the book carried it through the suspension (unless it re-entered main meanwhile)
     expect(book.sizes[0]!.days_carrying).toBeGreaterThan(0)
+  })
+
+  it('facts stored before a late or corrected bar of the next day are dropped and computed again (issue 49)', async () => {
+    const signal = new AbortController().signal
+    const stored = async () =>
+      (
+        await sql<{ d: string; next: string }>`
+          select trade_date::text as d, next_date::text as next from plan_day_book order by 1`.execute(t.db)
+      ).rows
+    const universeOn = async (next: string) =>
+      (await demo.services.trackRecord.evaluate({ horizon: 5, benchmark: DEFAULT_BENCHMARK })).book.days.find(
+        (d) => d.date === next,
+      )!.universe
+    // a bar arrives through the import, as a sync or `stockplan import` brings it
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'stockplan-late-bar-'))
+    const importBar = async (bar: Record<string, unknown>) => {
+      const columns = Object.keys(bar)
+      await writeFile(
+        path.join(dir, 'bars.csv'),
+        `${columns.join(',')}\n${columns.map((c) => bar[c] ?? '').join(',')}\n`,
+      )
+      await importDirectory(
+        { imports: createImportStore(t.pool), log: createLogger({ logLevel: 'silent' }), progress: silentProgress },
+        { dir, format: 'native' },
+        signal,
+      )
+    }
+    try {
+      await demo.services.steps.outcomes({}, signal)
+      const days = await stored()
+      const day = days[Math.floor(days.length / 2)]!
+      const [{ code }] = (
+        await sql<{ code: string }>`
+          select s.code from tier_scores s
+          join daily_bars b on b.code = s.code and b.trade_date = ${day.next}::date and not b.is_suspended
+          where s.trade_date = ${day.d}::date and not s.is_suspended and not s.is_st
+            and s.amount_ma20 >= ${SCREEN_RULES.minAmountMa20}
+          order by s.code limit 1`.execute(t.db)
+      ).rows as [{ code: string }]
+      const [bar] = (
+        await sql<Record<string, unknown>>`
+          select code, trade_date::text, open, high, low, close, pre_close, volume, amount, turnover_rate, adj_factor,
+            is_suspended, is_st
+          from daily_bars where code = ${code} and trade_date = ${day.next}::date`.execute(t.db)
+      ).rows as [Record<string, unknown>]
+      // the night the facts were stored, the code's bar of the next day was not there yet
+      await sql`delete from daily_bars where code = ${code} and trade_date = ${day.next}::date`.execute(t.db)
+      await sql`delete from plan_day_book`.execute(t.db)
+      await demo.services.steps.outcomes({}, signal)
+      const without = await universeOn(day.next)
+
+      await importBar(bar)
+      const late = await universeOn(day.next)
+      expect(late).toBeCloseTo((await plainInputs(t)).universe.get(day.next)!, 12)
+      expect(Math.abs(late! - without!)).toBeGreaterThan(1e-9)
+      // the plan day whose next day got the bar, and every later one, were dropped; the ones before are kept
+      expect((await stored()).map((d) => d.d)).toEqual(days.filter((d) => d.next < day.next).map((d) => d.d))
+
+      // a corrected close of that bar
+      await demo.services.steps.outcomes({}, signal)
+      await importBar({ ...bar, close: Number(bar.close) * 1.1 })
+      expect((await stored()).map((d) => d.d)).not.toContain(day.d)
+      const corrected = await universeOn(day.next)
+      expect(corrected).toBeCloseTo((await plainInputs(t)).universe.get(day.next)!, 12)
+      expect(Math.abs(corrected! - late!)).toBeGreaterThan(1e-9)
+
+      // back as it was, the facts of every day stored again
+      await importBar(bar)
+      await demo.services.steps.outcomes({}, signal)
+      expect(await stored()).toEqual(days)
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
   })
 
   it('GET /plan/track_record carries the book in its schema; evaluate prints it first', async () => {

@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { withoutAddresses } from '../../redact.js'
 import { callerError, STATUS_BY_CODE } from '../error-status.js'
 
 interface ValidationIssue {
@@ -80,14 +81,18 @@ export function isStoreUnavailable(err: unknown): boolean {
 }
 
 /**
- * Every error answers `{detail: string}`; 5xx details never carry stacks or SQL. A domain error's status comes
+ * Every error answers `{detail: string}`; 5xx details never carry stacks, SQL or network addresses. A domain error's status comes
  * from its code (error-status.ts); a driver error that says the store cannot be reached is that table's
  * StoreUnavailable.
  */
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, req, reply) => {
     const known = callerError(err)
-    if (known) return reply.code(known.status).send({ detail: known.detail })
+    if (known) {
+      // a failure's text may name the store's address (`connect ECONNREFUSED 10.0.0.5:5432`): not the caller's to know
+      const detail = known.status >= 500 ? withoutAddresses(known.detail) : known.detail
+      return reply.code(known.status).send({ detail })
+    }
     if (err.validation) return reply.code(422).send({ detail: validationDetail(err) })
     const status = err.statusCode ?? 500
     if (status < 500) return reply.code(status).send({ detail: err.message })
@@ -95,7 +100,7 @@ export function installErrorHandler(app: FastifyInstance): void {
       req.log.warn({ err: { message: err.message, code: err.code } }, 'store unavailable')
       return reply
         .code(STATUS_BY_CODE.StoreUnavailable)
-        .send({ detail: `store unavailable (${err.message || err.code}); retry shortly` })
+        .send({ detail: `store unavailable (${withoutAddresses(err.message || err.code || '')}); retry shortly` })
     }
     req.log.error({ err }, 'unhandled error')
     return reply.code(500).send({ detail: 'Internal Server Error' })

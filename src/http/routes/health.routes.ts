@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorText } from '../../errors.js'
+import { withoutAddresses } from '../../redact.js'
 import { json, Ref } from '../schemas/common.schema.js'
 import { edgeResponses } from '../schemas/responses.js'
 
@@ -33,7 +34,7 @@ const healthRoutes: FastifyPluginAsyncTypebox<HealthDeps> = async (app, deps) =>
         if (latest === undefined) return { ok: false, error: NO_PLAN_DATE_YET, ...pool }
         return { ok: true, latest_plan_date: latest, ...pool }
       } catch (err) {
-        return { ok: false, error: errorText(err), ...pool }
+        return { ok: false, error: withoutAddresses(errorText(err)), ...pool }
       }
     },
   )

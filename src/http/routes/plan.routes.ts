@@ -5,7 +5,7 @@ import { renderPlanMarkdown } from '../../domain/markdown.js'
 import { DEFAULT_SIZES } from '../../domain/plan-assembly.js'
 import type { PlanResult, PlanService } from '../../services/plan.service.js'
 import type { PlanHitLane } from '../plan-hit-lane.js'
-import { logPlanServed, matchesEtag, type PlanJson, type PlanResponse, planCacheControl } from '../plan-response.js'
+import { logPlanServed, matchesEtag, PLAN_CACHE_CONTROL, type PlanJson, type PlanResponse } from '../plan-response.js'
 import { errorResponse, IsoDateSchema, json, Ref } from '../schemas/common.schema.js'
 import { EXAMPLES } from '../schemas/examples.js'
 import { PlanMarkdownSchema } from '../schemas/plan.schema.js'
@@ -133,8 +133,7 @@ const planRoutes: FastifyPluginAsyncTypebox<PlanRouteDeps> = async (app, { plans
     if (!serializeJson) throw new Error('GET /plan has no serializer for its 200 application/json schema')
     const response = responses(result, serializeJson)
     const shownFormat = format.length > 40 ? format.slice(0, 40) : format
-    const dated = (req.query as { date?: string }).date !== undefined
-    reply.header('cache-control', planCacheControl({ dated, nocache: sizes === undefined }))
+    reply.header('cache-control', PLAN_CACHE_CONTROL)
     const markdown = format === 'md'
     const notModified = !markdown && matchesEtag(req.headers['if-none-match'], response.etag)
     logPlanServed(response, {

@@ -34,16 +34,23 @@ export function matchesFilter(fields, query) {
 
 // a number as the table shows it: -1.25, +2.35%, 1e-3 (a spreadsheet reads these as numbers, and runs nothing)
 const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?%?$/
-// what a spreadsheet may take as the start of a formula (OWASP's CSV injection guidance)
-const FORMULA_START = /^[=+\-@\t\r]/
+// what a spreadsheet may take as the start of a formula (OWASP's CSV injection guidance), with the full-width,
+// small and minus-sign forms Excel and WPS fold into them, and the control characters that end or split a cell
+const FORMULA_START = /^[=+\-@\t\r\n\0＝＋－＠\u2212﹦﹢﹣﹫]/u
+// what a spreadsheet skips before it looks for a formula: white space (NBSP included) and format characters
+// (zero-width space, joiners, byte-order mark, direction marks)
+const LEADING_SKIPPED = /^[\s\p{Cf}]+/u
 
 /**
- * A cell as a spreadsheet should open it: as data. Text that begins like a formula (`=`, `+`, `-`, `@`, a tab, a
- * carriage return) gets a leading apostrophe, so Excel and WPS show it instead of running it; a number stays as is.
+ * A cell as a spreadsheet should open it: as data. Text that begins like a formula (`=`, `+`, `-`, `@`, their
+ * full-width forms, U+2212, a tab, a carriage return, a line feed, NUL), also after leading white space or format
+ * characters, gets a leading apostrophe, so Excel and WPS show it instead of running it; a number stays as is.
  */
 export function inertCell(cell) {
   const text = String(cell ?? '')
-  return typeof cell !== 'number' && FORMULA_START.test(text) && !NUMBER.test(text) ? `'${text}` : text
+  if (typeof cell === 'number' || NUMBER.test(text)) return text
+  const formulaLike = FORMULA_START.test(text) || FORMULA_START.test(text.replace(LEADING_SKIPPED, ''))
+  return formulaLike ? `'${text}` : text
 }
 
 const quote = (text) => (/[",\r\n\t]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text)

@@ -13,17 +13,18 @@ import { type Fundamentals, generateFundamentals, reportQuarters } from './funda
 import { pickHoldings, type StockOutcome } from './holdings.js'
 import { INDEX_CODE, indexBars, MarketTally } from './index-bars.js'
 import { INDUSTRIES } from './industries.js'
-import { ClosePath, createSeries, marketFactors, type PathOptions, simulateBars } from './prices.js'
+import { ClosePath, createSeries, marketFactors, type PathOptions, type SteppedDays, simulateBars } from './prices.js'
 import { stockProfile } from './profiles.js'
 import { generateSecurities, MAX_STOCKS, type Security } from './securities.js'
-import { PlantedFactor, themeMoves } from './signal.js'
+import { PlantedFactor } from './signal.js'
+import { themeMoves } from './theme-moves.js'
 import { generateThemeEvents, generateThemeGraph } from './themes.js'
 
 export interface DemoOptions {
   readonly stocks: number
   readonly days: number
   readonly seed: number
-  /** Strength of the planted factor structure (signal.ts): 1 as documented, 0 for a market with no signal. */
+  /** Strength of the planted effects (signal.ts): 1 as documented, 0 for a market with no signal. */
   readonly signal?: number
   /** ISO date the calendar ends on (or the last trading day before it); default `2026-11-20`. */
   readonly endDate?: string
@@ -104,23 +105,30 @@ function pathOptions(u: DemoUniverse, s: Security): PathOptions {
 }
 
 /**
- * Every stock's closes over the calendar (fen; 0 before its first bar). The planted factor of a day depends on
- * every stock's closes before it (signal.ts), so all stocks step day by day; `onDay` sees each day's g by stock
- * index (all 0 with `signal` 0, where nothing uses it) before the day is stepped.
+ * Every stock's closes and volumes over the calendar (by stock index; 0 before its first bar). The planted effects
+ * of a day depend on every stock's bars before it (signal.ts), so all stocks step day by day; `onDay` sees each
+ * day's g by stock index (all 0 with `signal` 0, where nothing uses it) before the day is stepped.
  */
-export function simulateCloses(u: DemoUniverse, onDay?: (t: number, g: Float64Array) => void): Int32Array[] {
-  const { securities, calendar, days, fundamentals } = u
+export function simulateCloses(u: DemoUniverse, onDay?: (t: number, g: Float64Array) => void): SteppedDays[] {
+  const { securities, calendar, days, fundamentals, profiles } = u
   const planted =
     u.signal > 0
       ? new PlantedFactor(
           securities,
+          profiles.map((p) => p.totalShares),
           fundamentals.map((f) => f.financials),
           calendar,
         )
       : null
   const none = new Float64Array(securities.length)
   const paths = securities.map((s) => new ClosePath(pathOptions(u, s)))
-  const closes = securities.map(() => new Int32Array(days))
+  const stepped = securities.map(
+    (): SteppedDays => ({
+      close: new Int32Array(days),
+      volume: new Float64Array(days),
+      oneWord: new Uint8Array(days),
+    }),
+  )
   for (let t = 0; t < days; t++) {
     const g = planted ? planted.next(t) : none
     onDay?.(t, g)
@@ -129,11 +137,15 @@ export function simulateCloses(u: DemoUniverse, onDay?: (t: number, g: Float64Ar
       const i = s.index
       const path = paths[i]!
       path.step(t, g[i]!)
-      closes[i]![t] = path.close
-      planted?.record(i, t, path.close, path.factor)
+      const out = stepped[i]!
+      out.close[t] = path.close
+      out.volume[t] = path.volume
+      out.oneWord[t] = path.oneWord ? 1 : 0
+      planted?.record(i, t, path.close, path.pre, path.volume, path.suspended(t))
     }
+    planted?.endDay(t)
   }
-  return closes
+  return stepped
 }
 
 export async function generateDemoMarket(dir: string, options: DemoOptions, progress: Progress): Promise<DemoSummary> {
@@ -157,7 +169,7 @@ export async function generateDemoMarket(dir: string, options: DemoOptions, prog
     for (const e of events) w('theme_events.csv').row([e.tradeDate, e.theme, e.intensity, e.title])
 
     progress.start('demo market: closes', days, 'days')
-    const closes = simulateCloses(universe, () => progress.tick())
+    const stepped = simulateCloses(universe, () => progress.tick())
     progress.done()
     progress.start('demo market: bars', stocks, 'stocks')
     const tally = new MarketTally(days)
@@ -169,7 +181,7 @@ export async function generateDemoMarket(dir: string, options: DemoOptions, prog
     for (const s of securities) {
       const profile = profiles[s.index]!
       const reports = fundamentals[s.index]!.financials
-      simulateBars(series, pathOptions(universe, s), closes[s.index]!)
+      simulateBars(series, pathOptions(universe, s), stepped[s.index]!)
       const code = asciiBytes(s.code)
       let report = 0
       for (let t = series.first; t < days; t++) {

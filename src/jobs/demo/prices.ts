@@ -1,7 +1,9 @@
 /**
  * Daily bars as integer fen: a random walk per stock (drift + beta x market + industry + theme + planted alpha +
  * noise, see signal.ts) held inside the board's daily limit, with some closes exactly at limit-up or limit-down
- * (many more for hot-theme members over the last trading days), IPO pops, suspensions and an occasional ex-dividend step of the adjust factor.
+ * (many more for hot-theme members over the last trading days), IPO pops, suspensions and an occasional
+ * ex-dividend step of the adjust factor. A day's close and volume are stepped together (the planted effects read
+ * both); its open, high and low are drawn afterwards.
  *
  * Limit prices are `pre_close x (1 +- r)` rounded to the fen. A pre_close that would put that product exactly on
  * half a fen is never produced (the close is moved by one fen), so every rounding convention gives the same limit.
@@ -12,7 +14,7 @@ import { clamp } from './format.js'
 import type { StockProfile } from './profiles.js'
 import { Random } from './random.js'
 import type { Security } from './securities.js'
-import { STRENGTH, type ThemeMove } from './signal.js'
+import type { ThemeMove } from './theme-moves.js'
 import { HOT_WINDOW } from './themes.js'
 
 export interface MarketFactors {
@@ -91,13 +93,14 @@ function untied(fen: number, pct: number, lo: number, hi: number): number {
   return fen + 1 <= hi ? fen + 1 : Math.max(lo, fen - 1)
 }
 
-const BASE_LIMIT_UP = 0.009
-const BASE_LIMIT_DOWN = 0.004
-
 /** Every stock drifts alike; cross-sectional differences in expected return come only from the planted signal. */
 const COMMON_DRIFT = 0.0002
-/** The forced limit-up and limit-down probability of a market without a signal (the mean of the two above). */
-const NULL_LIMIT = (BASE_LIMIT_UP + BASE_LIMIT_DOWN) / 2
+/**
+ * The forced limit-up and limit-down probability of a day, alike: more limit-ups than limit-downs, paid back by a
+ * lower drift on the other days, would skew a stock's returns right by its limit size, and a rank IC reads that
+ * skew (ChiNext and STAR move 20%) as "low volatility pays", an effect nobody planted.
+ */
+const FORCED_LIMIT = 0.0065
 
 /** A stock's options for its price path. `signal` 0 = no planted alpha, no hot-theme drift, no IPO pop. */
 export interface PathOptions {
@@ -112,12 +115,13 @@ export interface PathOptions {
 }
 
 /**
- * One stock's closes, one day at a time from its first bar, so that the planted factor of a day can depend on
- * every stock's closes before it. Only the close path draws from this stream; the rest of each bar is drawn
- * afterwards from another (simulateBars), so the closes do not depend on it.
+ * One stock's closes and volumes, one day at a time from its first bar, so that the planted effects of a day can
+ * depend on every stock's bars before it. The close and the volume draw from two streams of their own; the rest of
+ * each bar is drawn afterwards from a third (simulateBars), so the closes do not depend on it.
  */
 export class ClosePath {
   readonly #rng: Random
+  readonly #volumeRng: Random
   readonly #sec: Security
   readonly #profile: StockProfile
   readonly #market: Float64Array
@@ -128,16 +132,19 @@ export class ClosePath {
   readonly #hotLen: number
   readonly #hotWeight: number
   readonly #on: boolean
-  readonly #alphaScale: number
-  readonly #mean: number
+  readonly #signal: number
   readonly #exDay: number
   /** Day t's pre-close, adjust factor and close (fen), after `step(t)` or `replay(t)`. */
   pre = 0
   factor = 1
   close = 0
+  /** Day t's volume in shares and whether it was a one-word board, after `step(t)`. */
+  volume = 0
+  oneWord = false
 
   constructor(o: PathOptions) {
     this.#rng = new Random(o.seed, 'bars', o.sec.code)
+    this.#volumeRng = new Random(o.seed, 'volume', o.sec.code)
     this.#sec = o.sec
     this.#profile = o.profile
     this.#market = o.factors.market
@@ -148,10 +155,7 @@ export class ClosePath {
     this.#hotLen = o.days - this.#hotStart
     this.#hotWeight = o.hotWeight
     this.#on = o.signal > 0
-    this.#alphaScale = o.signal * STRENGTH * o.profile.vol
-    // The forced limit days add (up - down) x limit on average; the drift gives it back, so the market does not
-    // rise just because limit-ups outnumber limit-downs.
-    this.#mean = this.#on ? COMMON_DRIFT - ((BASE_LIMIT_UP - BASE_LIMIT_DOWN) * this.#pct) / 100 : COMMON_DRIFT
+    this.#signal = o.signal
     this.#exDay = o.profile.exDividend?.day ?? -1
   }
 
@@ -173,10 +177,12 @@ export class ClosePath {
     return t >= this.#sec.suspendFrom
   }
 
-  /** Day t's close, the planted factor on t being g. */
+  /** Day t's close and volume, the planted alpha on t at `signal = 1` being g. */
   step(t: number, g: number): void {
     this.#open(t)
     const pre = this.pre
+    this.oneWord = false
+    this.volume = 0
     if (this.suspended(t)) {
       this.close = pre
       return
@@ -191,28 +197,42 @@ export class ClosePath {
     const ipo = this.ipo(t)
     const theme = this.#theme.series ? this.#theme.weight * this.#theme.series[t]! : 0
     const r =
-      this.#mean +
+      COMMON_DRIFT +
       beta * this.#market[t]! +
       this.#industry[t]! +
       theme +
-      this.#alphaScale * g +
+      this.#signal * g +
       vol * rng.normal() +
       hot * 0.02 +
       (ipo ? 0.08 : 0) +
       (pre < 200 ? 0.01 : 0)
     const u = rng.next()
-    // Without a signal the forced limit days are symmetric: more limit-ups than limit-downs, paid back by a lower
-    // drift on the other days, skew a stock's returns right by its limit size, and a rank IC reads that skew
-    // (ChiNext and STAR move 20%) as "low volatility pays" on a market where nothing is planted.
-    const pUp = ipo ? 0.6 : this.#on ? BASE_LIMIT_UP + hot * 0.3 : NULL_LIMIT
-    const pDown = hot > 0 ? 0.001 : this.#on ? BASE_LIMIT_DOWN : NULL_LIMIT
+    const pUp = ipo ? 0.6 : FORCED_LIMIT + hot * 0.3
+    const pDown = hot > 0 ? 0.001 : FORCED_LIMIT
     let close: number
     if (u < pUp) close = up
     else if (u < pUp + pDown) close = down
-    // without a signal the move is log-symmetric, so a stock's median return does not fall with its volatility
-    // (compounding 1 + r does that, and rank ICs read it); with one, the calibrated arithmetic step
-    else close = clamp(Math.round(this.#on ? pre * (1 + r) : pre * Math.exp(r)), down, up)
+    // log-symmetric, so a stock's median return does not fall with its volatility (compounding 1 + r does that,
+    // and rank ICs read it as a volatility effect nobody planted)
+    else close = clamp(Math.round(pre * Math.exp(r)), down, up)
     this.close = untied(close, pct, down, up)
+    this.#stepVolume(this.close / pre - 1, this.close === up && hot > 0.3, hot, ipo)
+  }
+
+  #stepVolume(move: number, canBeOneWord: boolean, hot: number, ipo: boolean): void {
+    const rng = this.#volumeRng
+    const { floatShares, turnoverBase } = this.#profile
+    this.oneWord = canBeOneWord && rng.chance(0.25)
+    const turnover = Math.min(
+      60,
+      turnoverBase *
+        Math.exp(rng.normal(0, 0.3)) *
+        (1 + 5 * Math.abs(move)) *
+        (1 + 2 * hot) *
+        (ipo ? 8 : 1) *
+        (this.oneWord ? 0.2 : 1),
+    )
+    this.volume = Math.max(100, Math.round((floatShares * turnover) / 10_000) * 100)
   }
 
   /** Day t again, with the close `step` gave it: sets its pre-close and adjust factor. */
@@ -235,19 +255,26 @@ export class ClosePath {
   }
 }
 
+/** One stock's stepped days (from its first bar): what its ClosePath made. */
+export interface SteppedDays {
+  readonly close: Int32Array
+  readonly volume: Float64Array
+  readonly oneWord: Uint8Array
+}
+
 /**
- * Fills `out` with one stock's bars over the calendar from the closes its ClosePath made (`closes[t]` from its
- * first bar): open, high, low and volume around each close, drawn from the stock's own second stream.
+ * Fills `out` with one stock's bars over the calendar from the days its ClosePath stepped: open, high and low
+ * around each close, drawn from the stock's own bar-shape stream.
  */
-export function simulateBars(out: BarSeries, o: PathOptions, closes: Int32Array): void {
+export function simulateBars(out: BarSeries, o: PathOptions, stepped: SteppedDays): void {
   const { sec, profile } = o
   const path = new ClosePath(o)
   const rng = new Random(o.seed, 'bar-shape', sec.code)
   const pct = path.pct
-  const { vol, floatShares, turnoverBase } = profile
+  const { vol, floatShares } = profile
   out.first = sec.firstBar
   for (let t = sec.firstBar; t < out.close.length; t++) {
-    path.replay(t, closes[t]!)
+    path.replay(t, stepped.close[t]!)
     const pre = path.pre
     const close = path.close
     out.pre[t] = pre
@@ -267,14 +294,11 @@ export function simulateBars(out: BarSeries, o: PathOptions, closes: Int32Array)
     const step = limitStep(pre, pct)
     const up = pre + step
     const down = pre - step
-    const hot = path.hot(t)
-    const ipo = path.ipo(t)
     const move = close / pre - 1
     let open: number
     let high: number
     let low: number
-    const oneWord = close === up && hot > 0.3 && rng.chance(0.25)
-    if (oneWord) {
+    if (stepped.oneWord[t] === 1) {
       open = up
       high = up
       low = up
@@ -285,16 +309,7 @@ export function simulateBars(out: BarSeries, o: PathOptions, closes: Int32Array)
       high = Math.min(up, top + Math.round(top * Math.abs(rng.normal()) * vol * 0.45))
       low = Math.max(down, 1, bottom - Math.round(bottom * Math.abs(rng.normal()) * vol * 0.45))
     }
-    const turnover = Math.min(
-      60,
-      turnoverBase *
-        Math.exp(rng.normal(0, 0.3)) *
-        (1 + 5 * Math.abs(move)) *
-        (1 + 2 * hot) *
-        (ipo ? 8 : 1) *
-        (oneWord ? 0.2 : 1),
-    )
-    const volume = Math.max(100, Math.round((floatShares * turnover) / 10_000) * 100)
+    const volume = stepped.volume[t]!
     out.open[t] = open
     out.high[t] = high
     out.low[t] = low

@@ -1,64 +1,52 @@
 /**
- * The planted factor structure of the demo market (issue 27), so a track record has something true to find that
- * the plan's prior does not expect: medium-term momentum (weight 0 in the prior) and value (a small weight).
+ * The planted effects of the demo market (issue 50): the cross-sectional effects published A-share studies
+ * document, each at the size they report, so that a track record on the demo reads as one on real data would.
+ * They are written from the studies, not from the plan's score; docs/score.md "The demo market's planted signal"
+ * cites them.
  *
- * The stock's expected return on day t is
+ * Stock i's expected return on day t is `signal x g_i,t`, g = sum over the effects of perDay(e) x z_e,i,t, with
+ * z_e the cross-sectional z-score of characteristic e (characteristics.ts) over the stocks that have it, as known
+ * at the close of t - 1, clipped to +-3; a stock without it has z = 0.
  *
- *   alpha_i,t = signal x STRENGTH x vol_i x g_i,t,   g = (z_mom + z_ep) / sqrt(2)
- *
- * where both z-scores are cross-sectional over the stocks listed on t, clipped to +-3, from what was known at
- * the close of t-1:
- * - z_mom: momentum skipping the last month, ln(close_t-21 / close_t-121) on forward-adjusted closes; missing
- *   (z = 0) while the stock has fewer than 121 days of history;
- * - z_ep: the earnings yield, the TTM EPS of the latest report announced by t-1 over close_t-1; missing (z = 0)
- *   before the stock's first report is announced.
- * A missing value takes no part in its z-score's mean and sd. Nothing else predicts returns: each theme has an
- * i.i.d. daily factor return theta_k,t ~ N(0, 1.2%) that a stock follows by the weight of its strongest edge,
- * pure co-movement. g depends on the stock's own past closes, so it is computed in the day-by-day price loop.
- * With `signal = 0` alpha is 0 and the generator also drops the hot-theme drift and the IPO pop (prices.ts).
+ * An effect's size is the monthly return spread between the top and bottom deciles of its characteristic. A
+ * daily alpha of a per unit of z gives a decile sort `a x 21 x DECILE_Z x persistence` a month, where
+ * `persistence` is the share of the month a sort made on its first day still holds: about 1/2 for a
+ * characteristic of the last 20 days (it is renewed over the month), 1 for one that barely moves (size, value,
+ * a stock's volatility).
+ * With `signal = 0` g is 0 and the generator also drops the hot-theme drift and the IPO pop (prices.ts).
  */
+import { CHARACTERISTICS, type Characteristic, type Column, StockHistory } from './characteristics.js'
 import type { FinancialRow } from './fundamentals.js'
-import { Random } from './random.js'
 import type { Security } from './securities.js'
-import type { ThemeGraph } from './themes.js'
 
-/** alpha per unit of g, in units of the stock's daily volatility, at `signal = 1`. */
-export const STRENGTH = 0.056
-export const THEME_VOL = 0.012
-/** Momentum is ln(close_t-MOMENTUM_SKIP / close_t-MOMENTUM_FROM), on forward-adjusted closes. */
-export const MOMENTUM_SKIP = 21
-export const MOMENTUM_FROM = 121
+export interface Effect {
+  /** Top-minus-bottom decile return a month, as the studies report it (negative: a high value earns less). */
+  readonly monthlySpread: number
+  readonly persistence: number
+}
+
+export const EFFECTS: Readonly<Record<Characteristic, Effect>> = {
+  reversal: { monthlySpread: -0.015, persistence: 0.5 },
+  max: { monthlySpread: -0.01, persistence: 0.5 },
+  idio_vol: { monthlySpread: -0.01, persistence: 1 },
+  abnormal_turnover: { monthlySpread: -0.01, persistence: 0.5 },
+  size: { monthlySpread: -0.01, persistence: 1 },
+  value: { monthlySpread: 0.01, persistence: 1 },
+}
+
+/** Top-minus-bottom decile means of a standard normal: 2 x phi(1.2816) / 0.1. */
+export const DECILE_Z = 3.51
+export const MONTH_DAYS = 21
 const CLIP = 3
 
-/** A stock's theme co-movement: `weight x series[t]` (weight 0 and no series without a theme). */
-export interface ThemeMove {
-  readonly weight: number
-  readonly series: Float64Array | null
+/** An effect's daily alpha per unit of z, at `signal = 1`. */
+export function perDay(e: Effect): number {
+  return e.monthlySpread / (MONTH_DAYS * DECILE_Z * e.persistence)
 }
 
-/** Each stock follows the i.i.d. factor return of its strongest theme by that edge's weight. */
-export function themeMoves(seed: number, securities: readonly Security[], graph: ThemeGraph, days: number) {
-  const theta = new Map<string, Float64Array>()
-  for (const theme of [...new Set(graph.edges.map((e) => e.theme))].sort()) {
-    const rng = new Random(seed, 'theme-factor', theme)
-    const series = new Float64Array(days)
-    for (let t = 0; t < days; t++) series[t] = rng.normal(0, THEME_VOL)
-    theta.set(theme, series)
-  }
-  const strongest = new Array<{ theme: string; weight: number } | null>(securities.length).fill(null)
-  for (const e of graph.edges) {
-    const best = strongest[e.stockIndex]
-    if (!best || e.weight > best.weight || (e.weight === best.weight && e.theme < best.theme))
-      strongest[e.stockIndex] = { theme: e.theme, weight: e.weight }
-  }
-  return securities.map((s): ThemeMove => {
-    const edge = strongest[s.index]
-    return edge ? { weight: edge.weight, series: theta.get(edge.theme)! } : { weight: 0, series: null }
-  })
-}
-
-/** Cross-sectional z-scores of the present values in place, clipped; absent entries become 0. */
-function zScores(values: Float64Array, present: Uint8Array): void {
+/** Cross-sectional z-scores of the present values, clipped, into `out`; absent entries become 0. */
+export function zScores(column: Column, out: Float64Array): void {
+  const { values, present } = column
   let n = 0
   let sum = 0
   for (let i = 0; i < values.length; i++) {
@@ -67,7 +55,7 @@ function zScores(values: Float64Array, present: Uint8Array): void {
     sum += values[i]!
   }
   if (n < 2) {
-    values.fill(0)
+    out.fill(0)
     return
   }
   const mean = sum / n
@@ -75,76 +63,47 @@ function zScores(values: Float64Array, present: Uint8Array): void {
   for (let i = 0; i < values.length; i++) if (present[i]) ss += (values[i]! - mean) ** 2
   const sd = Math.sqrt(ss / (n - 1)) || 1
   for (let i = 0; i < values.length; i++)
-    values[i] = present[i] ? Math.max(-CLIP, Math.min(CLIP, (values[i]! - mean) / sd)) : 0
+    out[i] = present[i] ? Math.max(-CLIP, Math.min(CLIP, (values[i]! - mean) / sd)) : 0
 }
 
 /**
- * The planted factor day by day: `next(t)` gives every stock's g_t from what was `record`ed up to t-1, then the
- * price loop records each listed stock's close of t. Days are stepped in order from 0.
+ * The planted effects day by day: `next(t)` gives every stock's g_t from what was `record`ed up to t - 1, then the
+ * price loop records each listed stock's bar of t and ends the day. Days are stepped in order from 0.
  */
 export class PlantedFactor {
-  readonly #securities: readonly Security[]
-  readonly #reports: ReadonlyArray<readonly FinancialRow[]>
-  readonly #calendar: readonly string[]
-  /** The last MOMENTUM_FROM forward-adjusted closes per stock, a ring indexed by day. */
-  readonly #adjusted: Float64Array
-  readonly #lastClose: Float64Array
-  readonly #reportAt: Int32Array
-  readonly #momentum: Float64Array
-  readonly #hasMomentum: Uint8Array
-  readonly #ep: Float64Array
-  readonly #hasEp: Uint8Array
+  readonly #history: StockHistory
+  readonly #z: Float64Array
   readonly #g: Float64Array
 
   constructor(
     securities: readonly Security[],
+    totalShares: readonly number[],
     reports: ReadonlyArray<readonly FinancialRow[]>,
     calendar: readonly string[],
   ) {
-    const n = securities.length
-    this.#securities = securities
-    this.#reports = reports
-    this.#calendar = calendar
-    this.#adjusted = new Float64Array(n * MOMENTUM_FROM)
-    this.#lastClose = new Float64Array(n)
-    this.#reportAt = new Int32Array(n)
-    this.#momentum = new Float64Array(n)
-    this.#hasMomentum = new Uint8Array(n)
-    this.#ep = new Float64Array(n)
-    this.#hasEp = new Uint8Array(n)
-    this.#g = new Float64Array(n)
+    this.#history = new StockHistory(securities, totalShares, reports, calendar)
+    this.#z = new Float64Array(securities.length)
+    this.#g = new Float64Array(securities.length)
   }
 
   /** g_i,t for every stock index (0 for a stock not listed before t); valid until the next call. */
   next(t: number): Float64Array {
-    const known = t > 0 ? this.#calendar[t - 1]! : ''
-    for (const s of this.#securities) {
-      const i = s.index
-      const history = t - s.firstBar
-      this.#hasMomentum[i] = history >= MOMENTUM_FROM ? 1 : 0
-      if (this.#hasMomentum[i]) {
-        const base = i * MOMENTUM_FROM
-        const recent = this.#adjusted[base + ((t - MOMENTUM_SKIP) % MOMENTUM_FROM)]!
-        const old = this.#adjusted[base + ((t - MOMENTUM_FROM) % MOMENTUM_FROM)]!
-        this.#momentum[i] = Math.log(recent / old)
-      }
-      const list = this.#reports[i]!
-      let at = this.#reportAt[i]!
-      while (at + 1 < list.length && list[at + 1]!.annDate <= known) at++
-      this.#reportAt[i] = at
-      const report = list[at]
-      this.#hasEp[i] = history > 0 && report !== undefined && report.annDate <= known ? 1 : 0
-      if (this.#hasEp[i]) this.#ep[i] = (report!.eps * 100) / this.#lastClose[i]!
+    const columns = this.#history.knownBefore(t)
+    this.#g.fill(0)
+    for (const name of CHARACTERISTICS) {
+      zScores(columns[name], this.#z)
+      const a = perDay(EFFECTS[name])
+      for (let i = 0; i < this.#g.length; i++) this.#g[i] = this.#g[i]! + a * this.#z[i]!
     }
-    zScores(this.#momentum, this.#hasMomentum)
-    zScores(this.#ep, this.#hasEp)
-    for (let i = 0; i < this.#g.length; i++) this.#g[i] = (this.#momentum[i]! + this.#ep[i]!) / Math.SQRT2
     return this.#g
   }
 
-  /** Stock `index`'s close of day t in fen, and its adjust factor on t. */
-  record(index: number, t: number, closeFen: number, adjFactor: number): void {
-    this.#lastClose[index] = closeFen
-    this.#adjusted[index * MOMENTUM_FROM + (t % MOMENTUM_FROM)] = closeFen * adjFactor
+  /** Stock `index`'s bar of day t: close and pre-close in fen, volume in shares. */
+  record(index: number, t: number, closeFen: number, preFen: number, volume: number, suspended: boolean): void {
+    this.#history.record(index, t, closeFen, preFen, volume, suspended)
+  }
+
+  endDay(t: number): void {
+    this.#history.endDay(t)
   }
 }
