@@ -45,8 +45,11 @@ export function investableFigures(
   const m: Array<number | null> = []
   let later = Number.NaN
   let laterDay = t
+  /** The close 20 traded days before t's. */
+  let base20 = Number.NaN
   for (let k = t; k >= Math.max(0, t - EXPOSURE_LOOK_BACK); k--) {
     if (Number.isNaN(px[k]!)) continue
+    if (r.length === 19 && !Number.isNaN(later)) base20 = px[k]!
     if (!Number.isNaN(later)) {
       // newest first: the return from day k to the next traded day after it
       r.push(later / px[k]! - 1)
@@ -74,8 +77,9 @@ export function investableFigures(
   const compound = (n: number): number | null =>
     r.length >= n ? r.slice(0, n).reduce((a, x) => a * (1 + x), 1) - 1 : null
   return {
-    // to T's close: none when it has no bar on T (a tier row the bars since marked suspended)
-    ret20: Number.isNaN(px[t]!) ? null : compound(20),
+    // to T's close, none without a bar on T (a tier row the bars since marked suspended); a ratio of two closes,
+    // not a product of returns, so names of equal returns tie exactly and fall in the same order into terciles
+    ret20: Number.isNaN(px[t]!) || Number.isNaN(base20) ? null : px[t]! / base20 - 1,
     volatility: vol.length >= 10 ? sampleSdOf(vol) : null,
     beta,
     reversal: compound(5),
