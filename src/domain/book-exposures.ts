@@ -43,13 +43,13 @@ export function investableFigures(
 ): Pick<InvestableRow, 'ret20' | 'beta' | 'volatility' | 'reversal'> {
   const r: number[] = []
   const m: Array<number | null> = []
-  /** Traded closes, newest first. */
-  const closes: number[] = []
   let later = Number.NaN
   let laterDay = t
+  /** The close 20 traded days before t's. */
+  let base20 = Number.NaN
   for (let k = t; k >= Math.max(0, t - EXPOSURE_LOOK_BACK); k--) {
     if (Number.isNaN(px[k]!)) continue
-    closes.push(px[k]!)
+    if (r.length === 19 && !Number.isNaN(later)) base20 = px[k]!
     if (!Number.isNaN(later)) {
       // newest first: the return from day k to the next traded day after it
       r.push(later / px[k]! - 1)
@@ -77,10 +77,9 @@ export function investableFigures(
   const compound = (n: number): number | null =>
     r.length >= n ? r.slice(0, n).reduce((a, x) => a * (1 + x), 1) - 1 : null
   return {
-    // to T's close: none when it has no bar on T (a tier row the bars since marked suspended)
-    // a ratio of two closes, not 20 returns compounded: equal returns must stay equal to the last bit, as the
-    // factor's terciles sort them
-    ret20: Number.isNaN(px[t]!) || closes.length < 21 ? null : closes[0]! / closes[20]! - 1,
+    // to T's close, none without a bar on T (a tier row the bars since marked suspended); a ratio of two closes,
+    // not a product of returns, so names of equal returns tie exactly and fall in the same order into terciles
+    ret20: Number.isNaN(px[t]!) || Number.isNaN(base20) ? null : px[t]! / base20 - 1,
     volatility: vol.length >= 10 ? sampleSdOf(vol) : null,
     beta,
     reversal: compound(5),

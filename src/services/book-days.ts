@@ -25,7 +25,8 @@ export interface BookDay {
 
 /**
  * Each plan day's universe (`book-universe.ts`: T's tier rows passing `isEligible`, each on D's bars) and `main`
- * exposures (`plan_day_book`): the stored ones, the others computed from the store's rows. A plan day has facts once its next trading day has bars.
+ * exposures (`plan_day_book`): the stored ones, the others computed from the store's rows. A plan day has facts
+ * once its next trading day has bars.
  */
 export function createBookDays(deps: {
   book: BookRepository
@@ -52,7 +53,7 @@ export function createBookDays(deps: {
     const codes = new Set<string>()
     for (const rows of investable.values()) for (const r of rows) codes.add(r.code)
     const bars = await deps.book.universeBars([...codes], span[0]!, span.at(-1)!, calendar[index.get(first)! + 1]!)
-    const aligned = (points: Iterable<readonly [IsoDate, number]>): Float64Array => {
+    const aligned = (points: Iterable<readonly [IsoDate, number, ...unknown[]]>): Float64Array => {
       const out = new Float64Array(span.length).fill(Number.NaN)
       for (const [date, value] of points) {
         const k = index.get(date)
@@ -70,7 +71,7 @@ export function createBookDays(deps: {
             const { limitUp } = barLimits(c, { date, isSt, preClose, upLimit, downLimit }, calendar)
             days.set(date, { open, close, adj, limitUp })
           }
-        return [code, { industry: c.industry, px: aligned(c.bars.map((b) => [b[0], b[1]] as const)), days }]
+        return [code, { industry: c.industry, px: aligned(c.bars), days }]
       }),
     )
     return planned.map((date) => {

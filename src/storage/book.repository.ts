@@ -168,7 +168,7 @@ export function createBookRepository(db: Db) {
     async screenRows(from: IsoDate, to: IsoDate): Promise<Map<IsoDate, ScreenRow[]>> {
       const rows = await sql<{ d: IsoDate; rows: ScreenTuple[] }>`
         select trade_date::text as d,
-          json_agg(json_build_array(code, amount_ma20, is_suspended, is_st, listed_days, invalidated)) as rows
+          json_agg(json_build_array(code, amount_ma20, is_suspended, is_st, listed_days, invalidated) order by code) as rows
         from tier_scores
         where trade_date between ${from}::date and ${to}::date
         group by trade_date`.execute(db)
