@@ -1,3 +1,4 @@
+import { isIP } from 'node:net'
 import path from 'node:path'
 import { redactUrl } from './redact.js'
 
@@ -24,6 +25,8 @@ export interface Config {
   readonly poolTop: number
   readonly poolMax: number
   readonly poolPushUrl: string | undefined
+  /** PLAN_BOOK_SIZE_CNY: the book the plan is built for; entry and stay weigh each trade's cost at this size. */
+  readonly planBookSizeCny: number
   /** STOCKPLAN_COMMIT: the commit the code version names; unset, `resolveCodeVersion` asks git once. */
   readonly codeCommit: string | undefined
   readonly xxlJob: {
@@ -47,7 +50,7 @@ export interface Config {
     readonly callTimeoutMs: number
     /** TUSHARE_SYNC_TIMEOUT_MIN: the whole sync, in milliseconds. */
     readonly syncTimeoutMs: number
-    /** TUSHARE_MAX_ANSWER_BYTES: bytes one answer may have. */
+    /** TUSHARE_MAX_ANSWER_BYTES: bytes one query's answers may have, all its pages together. */
     readonly maxAnswerBytes: number
     /** TUSHARE_MAX_PAGES: pages one query may follow. */
     readonly maxPages: number
@@ -169,12 +172,22 @@ function httpLimits(env: Env): Config['http'] {
   })
 }
 
+/**
+ * True for a URL whose host is a loopback address written as an IP literal: 127.0.0.0/8 or ::1. A name is never
+ * taken as loopback, however it begins (`127.evil.example`, `127.0.0.1.nip.io` resolve wherever their owner likes);
+ * the URL parser has already turned `127.1` or `0x7f.0.0.1` into dotted form.
+ */
+export function isLoopbackUrl(value: string): boolean {
+  const host = new URL(value).hostname
+  if (host === '[::1]') return true
+  return isIP(host) === 4 && host.startsWith('127.')
+}
+
 /** TUSHARE_URL: https, or plain http only to this machine or with TUSHARE_ALLOW_HTTP (the token rides in bodies). */
 function tushareUrl(env: Env): string {
   const value = url(env, 'TUSHARE_URL', ['http:', 'https:']) ?? 'https://api.tushare.pro'
   const parsed = new URL(value)
-  const loopback = ['localhost', '[::1]'].includes(parsed.hostname) || parsed.hostname.startsWith('127.')
-  if (parsed.protocol === 'http:' && !loopback && !flag(env, 'TUSHARE_ALLOW_HTTP', false)) {
+  if (parsed.protocol === 'http:' && !isLoopbackUrl(value) && !flag(env, 'TUSHARE_ALLOW_HTTP', false)) {
     throw new ConfigError(
       `TUSHARE_URL is plain http (${redactUrl(value)}): the token would travel unencrypted; use https, or set TUSHARE_ALLOW_HTTP=1 to allow it`,
     )
@@ -212,6 +225,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     poolTop,
     poolMax,
     poolPushUrl: url(env, 'POOL_PUSH_URL', ['http:', 'https:']),
+    planBookSizeCny: integer(env, 'PLAN_BOOK_SIZE_CNY', 100_000_000, 1_000_000, 100_000_000_000),
     codeCommit: text(env, 'STOCKPLAN_COMMIT'),
     xxlJob: Object.freeze({
       accessToken: text(env, 'XXLJOB_ACCESS_TOKEN'),

@@ -79,6 +79,47 @@ export function stampDutyText(schedule: BookReport['costs']['stampDuty'], first:
     .join(', ')
 }
 
+/** What the headline size's excess is made of, and its net figures under other costs (issue 47). */
+function renderEdge(b: BookReport): string {
+  const a = b.attribution
+  const loading = (fit: NonNullable<BookReport['attribution']['gross']>, name: string) => {
+    const l = fit.loadings.find((x) => x.name === name)
+    return l ? `${num(l.beta, 2)} (${num(l.t, 2)})` : '–'
+  }
+  const fits = (['gross', 'net'] as const).flatMap((pick) => {
+    const fit = a[pick]
+    return fit
+      ? [[pick, pct(fit.alpha, 3), num(fit.alpha_t, 2), loading(fit, 'size'), loading(fit, 'reversal'), num(fit.r2, 2)]]
+      : []
+  })
+  const d = a.deflated_sharpe
+  const m = a.matched
+  return [
+    `Edge net of size and reversal at ${millions(b.headline_size)}: the daily excess over the universe regressed on its factors (${a.factors}), Newey-West t, ${a.days} days`,
+    fits.length
+      ? tableText(['excess', 'alpha/day', 't', 'size (t)', 'reversal (t)', 'R²'], fits)
+      : '  too few days for the regression',
+    `  against a benchmark matched on traded-value decile: gross ${pct(m.gross.mean, 3)} a day (t ${num(m.gross.t, 2)}), net ${pct(m.net.mean, 3)} (t ${num(m.net.t, 2)})`,
+    d
+      ? `  deflated Sharpe ratio of the net excess: net IR ${num(d.net_ir, 2)} against ${num(d.lucky_best_ir, 2)}, the best of ${d.attempts} attempts without skill would show by luck: probability ${num(d.probability, 2)} that it beats it`
+      : '  deflated Sharpe ratio: – (under 20 days of net excess, or none with a spread)',
+    '',
+    `Cost sensitivity at ${millions(b.headline_size)} (headline: impact ${b.costs.impact}, orders at most ${pct(b.costs.advCap, 0)} of 20-day traded value):`,
+    tableText(
+      ['impact', 'cap', 'net/day', 't', 'net IR', 'turnover/day', 'cost drag/yr'],
+      b.cost_sensitivity.map((c) => [
+        String(c.impact),
+        pct(c.adv_cap, 0),
+        pct(c.net_excess.mean, 3),
+        num(c.net_excess.t, 2),
+        num(c.net_ir, 2),
+        pct(c.turnover, 1),
+        pct(c.cost_drag),
+      ]),
+    ),
+  ].join('\n')
+}
+
 /** The main book as a PM holds it: the tear sheet's headline. */
 export function renderBook(b: BookReport): string {
   if (b.days.length === 0)
@@ -123,7 +164,7 @@ export function renderBook(b: BookReport): string {
     .join(', ')
   return [
     `Main book ${b.from} .. ${b.to}: each plan day's main (first ${b.depth} names) in equal weights, traded at the next open (limit-up entrants not bought, limit-down or suspended leavers carried), ${b.days.length} days`,
-    `Costs: commission ${pct(c.commission, 3)} a side, stamp duty on sells ${stamp}, half-spread ${pct(c.halfSpread, 2)}, impact ${c.impact} × 20-day vol × √(order / 20-day traded value), orders at most ${pct(c.advCap, 0)} of it`,
+    `Costs: commission ${pct(c.commission, 3)} a side, stamp duty on sells ${stamp}, half-spread ${pct(c.halfSpread, 2)}, impact ${c.impact} × 20-day vol × √(order / 20-day traded value), orders at most ${pct(c.advCap, 0)} of it (the rest on later days)`,
     '',
     `Against the investable universe (${b.universe.rule}), daily excess, Newey-West t:`,
     figures('universe'),
@@ -136,6 +177,8 @@ export function renderBook(b: BookReport): string {
     '',
     `Exposures (${b.exposures.note}): size ${num(z.size, 2)}, beta ${num(z.beta, 2)}, volatility ${num(z.volatility, 2)}, reversal (5-day return) ${num(z.reversal, 2)}`,
     `  industries, book vs universe (largest gaps): ${industries || '–'}`,
+    '',
+    renderEdge(b),
   ].join('\n')
 }
 

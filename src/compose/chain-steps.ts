@@ -69,6 +69,7 @@ function buildStep(deps: ChainStepsDeps, run: StepRun, inputs: PlanInputReposito
         log: run.log,
         progress: run.progress,
         codeVersion: deps.codeVersion(),
+        bookSize: deps.config.planBookSizeCny,
         now: deps.now,
         history: run.history,
         icHistory: (asOf, days, definitions) => signalIc.history(WEIGHT_RULES.horizon, asOf, days, definitions),

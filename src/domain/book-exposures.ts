@@ -1,30 +1,24 @@
 /**
- * What the main book's report needs of one plan day T beyond its own names' bars (issue 38): the equal-weighted
- * return from T's close to the next trading day D's close of the universe investable on T, and how T's `main`
- * (the names the book targets on D) sits in that universe: each exposure's mean cross-sectional z-score of the
- * names, and the industry counts of the names and of the universe. Pure: the caller reads the investable rows.
+ * What the main book's report needs of one plan day T beyond its own names' bars (issues 38, 47): the return on the
+ * next trading day D of the universe investable on T, measured as the book's day (`book-universe.ts`), with its size
+ * and reversal factor legs and the traded-value-matched return of T's `main`; and how that `main` (the names the
+ * book targets on D) sits in the universe: each exposure's mean cross-sectional z-score of the names, and the
+ * industry counts of the names and of the universe. Pure: the caller reads the investable rows.
  */
-import { SCREEN_RULES } from './screening.js'
+import { atLimitUp } from './book.js'
+import { type UniverseName, universeDay } from './book-universe.js'
 
 /** Size proxy (log 20-day mean traded value), 60-day beta to the benchmark, 20-day volatility, 5-day return. */
 export const EXPOSURES = ['size', 'beta', 'volatility', 'reversal'] as const
 export type ExposureName = (typeof EXPOSURES)[number]
 
-/** An investable code of T with what its exposures and its return to D need. */
-export interface InvestableRow {
-  readonly code: string
+/** An investable code of T (`isEligible`) with what its exposures and its day D in the universe need. */
+export interface InvestableRow extends UniverseName {
   readonly industry: string | null
-  readonly amountMa20: number
-  /** Close-to-close return from T to D (back-adjusted); null when it has no bar on D. */
-  readonly nextRet: number | null
   readonly beta: number | null
   readonly volatility: number | null
   readonly reversal: number | null
 }
-
-/** Investable on T: traded on T, 20-day mean traded value at the screen's floor (50 M CNY) or above, not ST. */
-export const isInvestable = (row: { isSuspended: boolean; isSt: boolean; amountMa20: number }): boolean =>
-  !row.isSuspended && !row.isSt && row.amountMa20 >= SCREEN_RULES.minAmountMa20
 
 /** Trading days of bars before a plan day that its exposures read: 60 returns need 61 closes. */
 export const EXPOSURE_LOOK_BACK = 61
@@ -39,14 +33,14 @@ const sampleSdOf = (xs: readonly number[]): number => {
 
 /**
  * An investable code's figures on calendar day `t` from its traded closes of days t − 61 .. t: 20-day volatility
- * (10 returns at least), 60-day beta to the index over the same spans (40 at least), the 5-day return (5 returns),
- * and the return from t's close to day t + 1's (null when it has no bar on either).
+ * (10 returns at least), 60-day beta to the index over the same spans (40 at least), the 5-day return (5 returns)
+ * and the 20-day return to day t's close (20 returns).
  */
 export function investableFigures(
   px: AlignedCloses,
   index: AlignedCloses,
   t: number,
-): Pick<InvestableRow, 'nextRet' | 'beta' | 'volatility' | 'reversal'> {
+): Pick<InvestableRow, 'ret20' | 'beta' | 'volatility' | 'reversal'> {
   const r: number[] = []
   const m: Array<number | null> = []
   let later = Number.NaN
@@ -77,19 +71,50 @@ export function investableFigures(
     }
     beta = varM > 0 ? cov / varM : null
   }
-  const next = px[t + 1]
+  const compound = (n: number): number | null =>
+    r.length >= n ? r.slice(0, n).reduce((a, x) => a * (1 + x), 1) - 1 : null
   return {
-    nextRet: next === undefined || Number.isNaN(next) || Number.isNaN(px[t]!) ? null : next / px[t]! - 1,
+    // to T's close: none when it has no bar on T (a tier row the bars since marked suspended)
+    ret20: Number.isNaN(px[t]!) ? null : compound(20),
     volatility: vol.length >= 10 ? sampleSdOf(vol) : null,
     beta,
-    reversal: r.length >= 5 ? r.slice(0, 5).reduce((a, x) => a * (1 + x), 1) - 1 : null,
+    reversal: compound(5),
+  }
+}
+
+/** A bar of D as the universe's day reads it: raw open and close, the adjustment factor and the day's limit up. */
+export interface DayBar {
+  readonly open: number
+  readonly close: number
+  readonly adj: number
+  readonly limitUp: number | null
+}
+
+/**
+ * An investable name's day D: the overnight gap from T's back-adjusted close (null without a close on T) and the
+ * day from D's open, both null without a bar on D; whether it opened at its limit up (the book's rule).
+ */
+export function universeLegs(
+  closeT: number | null,
+  bar: DayBar | null,
+): Pick<UniverseName, 'overnight' | 'intraday' | 'openAtLimitUp'> {
+  if (bar === null) return { overnight: null, intraday: null, openAtLimitUp: false }
+  return {
+    overnight: closeT === null || Number.isNaN(closeT) ? null : (bar.open * bar.adj) / closeT - 1,
+    intraday: bar.close / bar.open - 1,
+    openAtLimitUp: atLimitUp(bar),
   }
 }
 
 export interface BookDayFacts {
-  /** Mean T→D return of the investable names with a bar on D; null when none has. */
+  /** The universe's return on D (`universeDay`); null when none of its names traded on D. */
   readonly universeRet: number | null
   readonly universeNames: number
+  /** Low-minus-high 20-day traded value and losers-minus-winners 20-day return, legs of the universe on D. */
+  readonly sizeFactor: number | null
+  readonly reversalFactor: number | null
+  /** Mean return on D of the traded-value deciles of `main`'s names in the universe. */
+  readonly matchedRet: number | null
   /** Mean z-score of `main`'s names in the investable cross-section; null without two distinct values. */
   readonly exposures: Record<ExposureName, number | null>
   /** Names per industry of `main` (those in the universe) and of the universe; `unknown` without one. */
@@ -121,7 +146,7 @@ function meanZ(rows: readonly InvestableRow[], main: ReadonlySet<string>, name: 
 
 export function bookDayFacts(rows: readonly InvestableRow[], main: readonly string[]): BookDayFacts {
   const names = new Set(main)
-  const returns = rows.flatMap((r) => (r.nextRet === null ? [] : [r.nextRet]))
+  const day = universeDay(rows, main)
   const industries = { main: {} as Record<string, number>, universe: {} as Record<string, number> }
   for (const row of rows) {
     const key = row.industry ?? UNKNOWN_INDUSTRY
@@ -133,8 +158,11 @@ export function bookDayFacts(rows: readonly InvestableRow[], main: readonly stri
     number | null
   >
   return {
-    universeRet: returns.length ? returns.reduce((a, b) => a + b, 0) / returns.length : null,
-    universeNames: rows.length,
+    universeRet: day.ret,
+    universeNames: day.names,
+    sizeFactor: day.sizeFactor,
+    reversalFactor: day.reversalFactor,
+    matchedRet: day.matchedRet,
     exposures,
     industries,
   }

@@ -1,6 +1,7 @@
 /**
- * The main book's report (issue 38): the book simulated at each size, its figures against the investable universe
- * (the headline) and the benchmark index, its daily curve at the headline size, and its exposures. Pure.
+ * The main book's report (issues 38, 47): the book simulated at each size, its figures against the investable
+ * universe (the headline) and the benchmark index, its daily curve at the headline size, its exposures, and at the
+ * headline size what its excess is made of and its figures under other cost assumptions. Pure.
  */
 import {
   BOOK_SIZES,
@@ -10,8 +11,17 @@ import {
   type BookPlanDay,
   simulateBook,
 } from './book.js'
+import {
+  type BookAttribution,
+  bookAttribution,
+  type CostScenario,
+  costSensitivity,
+  type DayFactors,
+  RESEARCH_ATTEMPTS,
+} from './book-attribution.js'
 import { averageExposures, type BookDayFacts, type BookExposures } from './book-exposures.js'
 import { type BookSummary, summariseBook } from './book-summary.js'
+import { UNIVERSE_RULE } from './book-universe.js'
 
 /** The size the daily curve is drawn at: the issue's target is net excess > 0 at 100 M CNY. */
 export const HEADLINE_BOOK_SIZE = 100e6
@@ -68,6 +78,10 @@ export interface BookReport {
   /** Daily P&L at the headline size. */
   readonly days: BookCurveDay[]
   readonly exposures: BookExposures & { readonly note: string }
+  /** The headline size's excess net of the size and reversal factors, against the matched benchmark, deflated. */
+  readonly attribution: BookAttribution
+  /** The headline size's net figures at each impact coefficient × participation cap. */
+  readonly cost_sensitivity: CostScenario[]
 }
 
 function summaryJson(s: BookSummary): BookSummaryJson {
@@ -113,6 +127,8 @@ export function assembleBookReport(input: {
   readonly plan: readonly BookPlanDay[]
   readonly market: BookMarket
   readonly facts: readonly BookDayFacts[]
+  /** The universe's factor legs and the matched benchmark's return, by book day D. */
+  readonly factors: ReadonlyMap<string, DayFactors>
   readonly depth: number
   readonly costs: BookCosts
   readonly benchmark: string
@@ -128,9 +144,7 @@ export function assembleBookReport(input: {
     to: headline.days.at(-1)?.date ?? null,
     headline_size: headline.size,
     benchmark: { code: input.benchmark, note: 'a price index: no dividends, while the book earns them' },
-    universe: {
-      rule: 'equal weights; close-to-close returns of the names investable the day before: traded, 20-day mean traded value at least 50 M CNY, not ST',
-    },
+    universe: { rule: UNIVERSE_RULE },
     costs: input.costs,
     sizes: runs.map(({ size, days }) => {
       const universe = summariseBook(days, 'universe')
@@ -150,5 +164,11 @@ export function assembleBookReport(input: {
       ...averageExposures(input.facts),
       note: "mean z-score of each plan day's target names among that day's investable universe, averaged over the days; industries from stock_basic are today's, not point in time",
     },
+    attribution: bookAttribution(headline.days, input.factors, RESEARCH_ATTEMPTS),
+    cost_sensitivity: costSensitivity(input.plan, input.market, {
+      depth: input.depth,
+      bookSize: headline.size,
+      costs: input.costs,
+    }),
   }
 }

@@ -39,7 +39,7 @@ export interface BookMarket {
   readonly calendar: readonly string[]
   /** The stock's bar on a trading day; null when it did not trade (suspended, not listed). */
   bar(code: string, date: string): BookBar | null
-  /** Equal-weighted close-to-close return on `date` of the investable universe known the day before. */
+  /** The investable universe's return on `date`, measured as the book's day (`book-universe.ts`). */
   universeReturn(date: string): number | null
   /** The benchmark index's close-to-close return on `date` (CSI 300: a price index, no dividends). */
   benchmarkReturn(date: string): number | null
@@ -56,14 +56,15 @@ export interface BookCosts extends CostModel {
 }
 
 /**
- * Half-spread 5 bp (one tick of 0.01 CNY on a 10 CNY stock is 10 bp); Y = 0.5, the low end of the 0.5..1 the
- * square-root-law literature reports; orders at most 10% of a day's typical traded value.
+ * Costs a PM would sign (issue 47): half-spread 5 bp (one tick of 0.01 CNY on a 10 CNY stock is 10 bp); Y = 0.75,
+ * the middle of the 0.5..1 the square-root-law literature reports (Almgren et al. 2005; Tóth et al. 2011); orders
+ * at most 5% of a day's typical traded value, the rest carried to later days.
  */
 export const DEFAULT_BOOK_COSTS: BookCosts = Object.freeze({
   ...DEFAULT_COSTS,
   halfSpread: 0.0005,
-  impact: 0.5,
-  advCap: 0.1,
+  impact: 0.75,
+  advCap: 0.05,
   fallbackVol: 0.03,
 })
 
@@ -109,7 +110,9 @@ interface Position {
 }
 
 const EPS = 1e-9
-const atLimitUp = (bar: BookBar): boolean => bar.limitUp !== null && bar.open >= bar.limitUp - EPS
+/** Opens at its limit up: not bought that day (the book's rule, and its universe's). */
+export const atLimitUp = (bar: Pick<BookBar, 'open' | 'limitUp'>): boolean =>
+  bar.limitUp !== null && bar.open >= bar.limitUp - EPS
 const atLimitDown = (bar: BookBar): boolean => bar.limitDown !== null && bar.open <= bar.limitDown + EPS
 
 function markTo(position: Position, price: number): void {
@@ -117,8 +120,12 @@ function markTo(position: Position, price: number): void {
   position.mark = price
 }
 
-/** Cost rate (fraction of the traded value) of an order of `value` NAV units, before stamp duty. */
-function tradingCostRate(bar: BookBar, orderCny: number, costs: BookCosts): number {
+/** Cost rate (fraction of the traded value) of an order of `orderCny`, before stamp duty. */
+export function tradingCostRate(
+  bar: Pick<BookBar, 'amount20d' | 'vol20d'>,
+  orderCny: number,
+  costs: BookCosts,
+): number {
   const share = bar.amount20d && bar.amount20d > 0 ? orderCny / bar.amount20d : costs.advCap
   return costs.commission + costs.halfSpread + costs.impact * (bar.vol20d ?? costs.fallbackVol) * Math.sqrt(share)
 }

@@ -10,23 +10,20 @@ export const BUILD_RULES = Object.freeze({
 })
 
 /**
- * Tiers (PLAN_VERSION 3). The score is a percentile among the day's *eligible* rows (those that pass the
- * build-time screen: not suspended, not ST, listed >= 60 trading days, liquid, no hard invalidation), so the cuts
- * are percentiles and no market, whatever inputs it has, misses a floor.
- * - `main` has `mainSlots` places. Yesterday's published `main` names keep theirs while they stay eligible and
- *   score at least `stayPct` (hysteresis: a name leaves when it falls out of the wider band, not when it slips a
- *   rank), best score first; the free places go to eligible rows scoring at least `entryPct`, best first, except
- *   a row that closed at the limit up or traded as a one-word board on T (not buyable at the next open).
+ * Tiers (PLAN_VERSION 5, issue 47). The score is a percentile among the day's *eligible* rows (those that pass the
+ * build-time screen: not suspended, not ST, listed >= 60 trading days, liquid, no hard invalidation).
+ * - `main` has `mainSlots` places, decided in return units against each trade's cost (`expected-edge.ts`):
+ *   yesterday's names stay while eligible and expected to earn more than selling them costs; an eligible entrant
+ *   (not closed at its limit up nor a one-word board on T) takes a free place when its expected excess covers its
+ *   round trip; an entrant replaces a holding when the gain in expected excess covers both trades.
+ * - On a weak-regime day nobody enters and nobody is switched; the rows that would have entered are `observe` and
+ *   the plan counts them (`card_counts.weak_regime_demoted`). The holdings are not cut.
  * - `observe`: every other row scoring at least `observePct`.
- * - On a weak-regime day `main` has `weakMainSlots` places; the rows that lost theirs become `observe` and the
- *   plan counts them (`card_counts.weak_regime_demoted`).
- * - `main` is empty only when no signal carries weight or no row is eligible; the build says which.
+ * - `main` is empty only when no signal carries weight or no row is eligible; the build says which. It may hold
+ *   fewer than `mainSlots` names (the rest of the book is cash).
  */
 export const TIER_RULES = Object.freeze({
   mainSlots: 20,
-  weakMainSlots: 10,
-  entryPct: 95,
-  stayPct: 80,
   observePct: 85,
 })
 

@@ -48,7 +48,7 @@ function shrinkLines(plan: PlanBody): string[] {
   const demoted = plan.card_counts.weak_regime_demoted ?? 0
   if (demoted <= 0) return []
   return [
-    `_Weak regime: main is limited to ${TIER_RULES.weakMainSlots} places (normally ${TIER_RULES.mainSlots}); ${demoted} main-tier candidate${demoted === 1 ? '' : 's'} moved to observe._`,
+    `_Weak regime: no new entries today (main keeps its holdings, at most ${TIER_RULES.mainSlots}); ${demoted} would-be entrant${demoted === 1 ? '' : 's'} moved to observe._`,
     '',
   ]
 }

@@ -1,4 +1,3 @@
-import { TIER_RULES } from './build-rules.js'
 import type {
   Candidate,
   Decision,
@@ -239,7 +238,7 @@ function mainEmptyReason(full: FullPlan, main: readonly unknown[]): string | nul
   if (stated) return stated.tier_rule.slice(stated.tier_rule.indexOf(marker) + marker.length)
   if (full.tier_counts.main > 0)
     return 'every main-tier name was dropped at screening (held, suspended, ST, new listing, illiquid)'
-  return `no eligible stock scored at or above the entry ${TIER_RULES.entryPct} today`
+  return 'no eligible stock is expected to earn its round trip today, and nothing is held'
 }
 
 /** Cuts a plan for one set of sizes from the day's `_full`; live assembly and the snapshot path both end here. */

@@ -1,6 +1,7 @@
 import { type BoardSeries, blendedHeat, boardHeat } from './board-heat.js'
 import { BUILD_RULES } from './build-rules.js'
 import type { Board } from './codes.js'
+import { DEFAULT_PLAN_BOOK_SIZE, EDGE_RULES, type TradeEdge, tradeEdge } from './expected-edge.js'
 import type { TierRow, TradeFlag } from './plan-types.js'
 import { limitPrices } from './regime.js'
 import { SCREEN_RULES } from './screening.js'
@@ -85,14 +86,16 @@ export interface BuildInput {
   /** Concept board closes by theme name, ending on or before `date` (heat of a theme without events). */
   readonly boards?: ReadonlyMap<string, BoardSeries>
   readonly facts: ReadonlyMap<string, StockFacts>
-  /** The day's regime is weak: `main` shrinks (TIER_RULES.weakMainSlots). */
+  /** The day's regime is weak: nobody enters `main` (its holdings stay). */
   readonly weakRegime?: boolean
   /** The benchmark's daily returns by date (idiosyncratic volatility). */
   readonly indexReturns: ReadonlyMap<string, number>
   /** The walk-forward weights of the day (`learnWeights`). */
   readonly weights: SignalWeights
-  /** The previous plan date's published `main` codes (the stay band). */
+  /** The previous plan date's published `main` codes (who is held). */
   readonly previousMain: ReadonlySet<string>
+  /** The book size the plan is built for, CNY: the trading costs entry and stay are weighed against. */
+  readonly bookSize?: number
 }
 
 /** A tier row as the build produces it: every stock scored has a close on the date. */
@@ -116,6 +119,18 @@ export interface Features {
   readonly security: BuildSecurity
   readonly last: LastBar
   readonly amountMa20: number
+}
+
+/** Sample sd of the daily returns of the last `days` traded bars (adjusted closes); null with fewer than `min`. */
+export function recentVolatility(bars: BarSeries, days: number, min: number): number | null {
+  const closes: number[] = []
+  for (let i = bars.close.length - 1; i >= 0 && closes.length <= days; i--)
+    if (!bars.suspended[i]) closes.push(bars.close[i]! * bars.adjFactor[i]!)
+  const rets: number[] = []
+  for (let k = 0; k + 1 < closes.length; k++) rets.push(closes[k]! / closes[k + 1]! - 1)
+  if (rets.length < min) return null
+  const m = rets.reduce((a, b) => a + b, 0) / rets.length
+  return Math.sqrt(rets.reduce((a, r) => a + (r - m) ** 2, 0) / (rets.length - 1))
 }
 
 const NEVER_NEW = 99_999
@@ -283,7 +298,7 @@ function noModelReason(weights: SignalWeights): string | null {
 }
 
 /**
- * Tier scores for data date T (PLAN_VERSION 3): every listed stock with a bar on T gets its signals, the weighted
+ * Tier scores for data date T (PLAN_VERSION 5): every listed stock with a bar on T gets its signals, the weighted
  * sum of those it has, a score (the percentile of that sum among the day's eligible stocks, 0..100) shared out as
  * points per signal, a rank (1 = best, ties by code) and a tier.
  */
@@ -372,9 +387,18 @@ export function scoreDay(input: BuildInput): ScoredDay {
     rank: i + 1,
     score_pct: round(percentileAmong(all, r ?? Number.NEGATIVE_INFINITY), 2),
   }))
+  const bookSize = input.bookSize ?? DEFAULT_PLAN_BOOK_SIZE
+  const edges = new Map<string, TradeEdge>()
+  for (const row of ranked) {
+    if (!isEligible(row)) continue
+    const vol20d = recentVolatility(input.bars.get(row.code)!, EDGE_RULES.horizon, EDGE_RULES.minReturns)
+    edges.set(row.code, tradeEdge({ score: row.score, vol20d, amountMa20: row.amount_ma20 }, input.date, bookSize))
+  }
   const tiered = assignTiers(ranked, {
     weak: input.weakRegime === true,
     previousMain: input.previousMain,
+    edges,
+    bookSize,
     noModel: noModelReason(input.weights),
   })
   return { ...tiered, signalColumns }

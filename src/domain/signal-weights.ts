@@ -13,12 +13,14 @@ import { SIGNAL_NAMES, type SignalName } from './signals.js'
 import { roundTo } from './stats.js'
 
 /**
- * The score's weights (PLAN_VERSION 4, issue 38): equal weights on eight signals, signs from the A-share
+ * The score's weights (PLAN_VERSION 5; issue 38, issue 47): equal weights on seven signals, signs from the A-share
  * literature, aimed at what the top of the investable names earns rather than at a rank IC over every name.
  * - Lottery and attention are overpriced (avoid them): a high largest daily return (Bali, Cakici and Whitelaw 2011;
  *   strong in China), a high abnormal turnover, an erratic traded value, a drift from open to close and price
  *   moving with traded value (the retail-attention signals of the A-share broker literature).
- * - What has fallen is cheap (hold it): one-month reversal, distance below the 120-day high, and low traded value.
+ * - What has fallen is cheap (hold it): one-month reversal and distance below the 120-day high. Low traded value
+ *   (`liquidity`, PLAN_VERSION 4) is out since version 5: it was the size premium, and what the book pays to trade
+ *   small names now decides entry (`expected-edge.ts`).
  * A walk-forward IC learner over all names was tried against this (docs/research-log.md): it learns what separates
  * the bottom of the market from the rest, and its top-20 book did not beat the investable universe. The other
  * signals keep weight 0: measured every day (their ICs are stored) but not in the score.
@@ -38,7 +40,7 @@ export const SIGNAL_PRIOR: Readonly<Record<SignalName, number>> = Object.freeze(
   cash_conversion: 0,
   heat: 0,
   trend: 0,
-  liquidity: -0.03,
+  liquidity: 0,
   upside: 0,
   max_return: -0.03,
   intraday_return: -0.03,

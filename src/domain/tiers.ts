@@ -1,8 +1,10 @@
 /**
- * Tier decision of the day (PLAN_VERSION 3): see `TIER_RULES`. Pure: the build passes the day's scored rows,
- * whether the regime is weak, yesterday's published `main` and why `main` must be empty, if it must.
+ * Tier decision of the day (PLAN_VERSION 5): see `TIER_RULES` and `expected-edge.ts`. Pure: the build passes the
+ * day's scored rows, each eligible row's expected excess and trading costs, whether the regime is weak, yesterday's
+ * published `main` and why `main` must be empty, if it must.
  */
 import { TIER_RULES, type Tier } from './build-rules.js'
+import type { TradeEdge } from './expected-edge.js'
 import type { TierRow } from './plan-types.js'
 import { screenReason } from './screening.js'
 
@@ -17,7 +19,7 @@ export interface TierCuts {
   /** Score at or above which a row not in `main` is `observe`. */
   readonly observe: number
   readonly weak: boolean
-  /** Names kept in `main` from yesterday's by the stay band. */
+  /** Names kept in `main` from yesterday's. */
   readonly kept: number
   /** Why `main` is empty, in words; null when it is not. */
   readonly emptyReason: string | null
@@ -26,7 +28,7 @@ export interface TierCuts {
 export interface Tiered<T> {
   readonly rows: Array<T & { tier: Tier; tier_rule: string }>
   readonly cuts: TierCuts
-  /** Rows that would have been `main` on a normal day and are `observe` because the regime is weak. */
+  /** Rows that would have entered `main` on a normal day and did not because the regime is weak. */
   readonly weakDemoted: number
 }
 
@@ -34,11 +36,15 @@ export interface TierContext {
   readonly weak: boolean
   /** Yesterday's published `main` codes. */
   readonly previousMain: ReadonlySet<string>
+  /** Each eligible row's expected excess over the horizon and its trading costs at the book's size. */
+  readonly edges: ReadonlyMap<string, TradeEdge>
+  /** The book size the costs are for, CNY (named in the rules' words). */
+  readonly bookSize: number
   /** Set when no signal carries weight: `main` stays empty with this reason. */
   readonly noModel?: string | null
 }
 
-/** How the tier rule of a row moved to observe by a weak regime starts. */
+/** How the tier rule of a row kept out of `main` by a weak regime starts. */
 export const WEAK_REGIME_RULE = 'weak regime:'
 
 const NOBODY_HELD: ReadonlySet<string> = new Set()
@@ -54,16 +60,90 @@ const blockedAtOpen = (row: Untiered): boolean =>
   row.flags.includes('limit_up_close') || row.flags.includes('one_word_board')
 
 const f1 = (v: number): string => v.toFixed(1)
+const pc = (v: number): string => `${(100 * v).toFixed(2)}%`
 const byScore = (a: Untiered, b: Untiered): number => b.score - a.score || (a.code < b.code ? -1 : 1)
 
-/** Yesterday's `main` names still inside the stay band, then today's best entrants, up to `slots`. */
-function pickMain(rows: readonly Untiered[], ctx: TierContext, slots: number): Untiered[] {
-  const R = TIER_RULES
-  const kept = rows.filter((r) => ctx.previousMain.has(r.code) && isEligible(r) && r.score >= R.stayPct).sort(byScore)
+/** Why each row is in `main` or left it, by code. */
+type Reasons = Map<string, string>
+
+interface MainPick {
+  readonly main: Untiered[]
+  readonly reasons: Reasons
+  /** Held names that left, with why. */
+  readonly left: Reasons
+}
+
+/**
+ * Yesterday's names that still pay to hold, then (not on a weak day) entrants whose expected excess covers their
+ * round trip into the free places, then switches while one pays for both its trades.
+ */
+function pickMain(rows: readonly Untiered[], ctx: TierContext, slots: number, weak: boolean): MainPick {
+  const edge = (r: Untiered): TradeEdge => ctx.edges.get(r.code)!
+  const reasons: Reasons = new Map()
+  const left: Reasons = new Map()
+  const main: Untiered[] = []
+  for (const r of rows) {
+    if (!ctx.previousMain.has(r.code) || !isEligible(r) || !ctx.edges.has(r.code)) continue
+    const e = edge(r)
+    if (e.alpha >= -e.sell) {
+      main.push(r)
+      reasons.set(
+        r.code,
+        `kept from yesterday's main: expected excess ${pc(e.alpha)} >= -${pc(e.sell)}, the cost of selling`,
+      )
+    } else left.set(r.code, `left main: expected excess ${pc(e.alpha)} below -${pc(e.sell)}, the cost of selling`)
+  }
+  if (weak) return { main: main.sort(byScore).slice(0, slots), reasons, left }
   const entrants = rows
-    .filter((r) => !ctx.previousMain.has(r.code) && isEligible(r) && r.score >= R.entryPct && !blockedAtOpen(r))
-    .sort(byScore)
-  return [...kept, ...entrants].slice(0, slots)
+    .filter((r) => !ctx.previousMain.has(r.code) && isEligible(r) && !blockedAtOpen(r) && ctx.edges.has(r.code))
+    .filter((r) => edge(r).alpha >= edge(r).roundTrip)
+    .sort((a, b) => edge(b).alpha - edge(b).roundTrip - (edge(a).alpha - edge(a).roundTrip) || byScore(a, b))
+  const size = `${ctx.bookSize / 1e6} M CNY`
+  while (main.length < slots && entrants.length > 0) {
+    const r = entrants.shift()!
+    const e = edge(r)
+    main.push(r)
+    reasons.set(r.code, `entered: expected excess ${pc(e.alpha)} >= round trip ${pc(e.roundTrip)} at ${size}`)
+  }
+  entrants.sort((a, b) => edge(b).alpha - edge(b).buy - (edge(a).alpha - edge(a).buy) || byScore(a, b))
+  for (const r of entrants) {
+    let worst = -1
+    for (let k = 0; k < main.length; k++) {
+      const e = edge(main[k]!)
+      if (worst < 0 || e.alpha + e.sell < edge(main[worst]!).alpha + edge(main[worst]!).sell) worst = k
+    }
+    if (worst < 0) break
+    const out = main[worst]!
+    const ein = edge(r)
+    const eout = edge(out)
+    const cost = eout.sell + ein.buy
+    if (ein.alpha - eout.alpha < cost) break
+    main[worst] = r
+    reasons.delete(out.code)
+    reasons.set(
+      r.code,
+      `replaced ${out.code}: expected excess ${pc(ein.alpha)} less its ${pc(eout.alpha)} >= ${pc(cost)}, the switch's cost`,
+    )
+    if (ctx.previousMain.has(out.code))
+      left.set(
+        out.code,
+        `left main: replaced by ${r.code}, whose expected excess beats it by more than the switch costs`,
+      )
+  }
+  return { main: main.sort(byScore), reasons, left }
+}
+
+function outsideRule(row: Untiered, ctx: TierContext, n: number, emptyReason: string | null): string {
+  const R = TIER_RULES
+  const e = ctx.edges.get(row.code)
+  if (emptyReason !== null) return `score ${f1(row.score)} >= observe ${R.observePct}; main is empty: ${emptyReason}`
+  if (isEligible(row) && blockedAtOpen(row) && e && e.alpha >= e.roundTrip)
+    return `score ${f1(row.score)} >= observe ${R.observePct} but ${row.flags.includes('one_word_board') ? 'a one-word board' : 'closed limit-up'} on T: not buyable at the open, no main place`
+  if (isEligible(row) && e && e.alpha >= e.roundTrip)
+    return `score ${f1(row.score)}: expected excess ${pc(e.alpha)} covers its round trip ${pc(e.roundTrip)}, but main's ${R.mainSlots} places are taken and no switch pays`
+  if (isEligible(row) && e)
+    return `score ${f1(row.score)} >= observe ${R.observePct}; expected excess ${pc(e.alpha)} below its round trip ${pc(e.roundTrip)} at ${ctx.bookSize / 1e6} M CNY`
+  return `score ${f1(row.score)} >= observe ${R.observePct} (percentile among ${n} eligible)`
 }
 
 export function assignTiers<T extends Untiered>(rows: readonly T[], ctx: TierContext): Tiered<T> {
@@ -71,44 +151,35 @@ export function assignTiers<T extends Untiered>(rows: readonly T[], ctx: TierCon
   const n = rows.filter(isEligible).length
   const emptyReason =
     ctx.noModel ?? (n === 0 ? 'no stock passes the screen today (suspended, ST, new, illiquid or invalidated)' : null)
-  const normal = emptyReason ? [] : pickMain(rows, ctx, R.mainSlots)
-  const main = ctx.weak ? normal.slice(0, R.weakMainSlots) : normal
-  const mainCodes = new Set(main.map((r) => r.code))
-  const normalCodes = new Set(normal.map((r) => r.code))
-  const kept = main.filter((r) => ctx.previousMain.has(r.code)).length
+  const none: MainPick = { main: [], reasons: new Map(), left: new Map() }
+  const normal = emptyReason ? none : pickMain(rows, ctx, R.mainSlots, false)
+  const picked = emptyReason ? none : ctx.weak ? pickMain(rows, ctx, R.mainSlots, true) : normal
+  const mainCodes = new Set(picked.main.map((r) => r.code))
+  const kept = picked.main.filter((r) => ctx.previousMain.has(r.code)).length
   let weakDemoted = 0
   const out = rows.map((row) => {
     let tier: Tier
     let rule: string
-    const stays = ctx.previousMain.has(row.code)
     if (row.invalidated) {
       tier = 'reject'
       rule = `hard invalidation: ${row.invalidation ?? 'triggered'}`
     } else if (mainCodes.has(row.code)) {
       tier = 'main'
-      rule = stays
-        ? `score ${f1(row.score)} >= stay band ${R.stayPct}: kept from yesterday's main`
-        : `score ${f1(row.score)} >= entry ${R.entryPct} (percentile among ${n} eligible), a free main place`
-    } else if (normalCodes.has(row.code)) {
+      rule = picked.reasons.get(row.code)!
+    } else if (ctx.weak && normal.reasons.has(row.code)) {
       tier = 'observe'
       weakDemoted++
-      rule = `${WEAK_REGIME_RULE} main limited to ${R.weakMainSlots} places; score ${f1(row.score)} would be main on a normal day`
+      const e = ctx.edges.get(row.code)!
+      rule = `${WEAK_REGIME_RULE} no new entries today; expected excess ${pc(e.alpha)} covers its round trip ${pc(e.roundTrip)}: would enter on a normal day`
+    } else if (picked.left.has(row.code)) {
+      tier = row.score >= R.observePct ? 'observe' : 'reject'
+      rule = picked.left.get(row.code)!
     } else if (row.score >= R.observePct) {
       tier = 'observe'
-      rule =
-        emptyReason !== null
-          ? `score ${f1(row.score)} >= observe ${R.observePct}; main is empty: ${emptyReason}`
-          : isEligible(row) && blockedAtOpen(row) && row.score >= R.entryPct
-            ? `score ${f1(row.score)} >= entry ${R.entryPct} but ${row.flags.includes('one_word_board') ? 'a one-word board' : 'closed limit-up'} on T: not buyable at the open, no main place`
-            : isEligible(row) && row.score >= R.entryPct
-              ? `score ${f1(row.score)} >= entry ${R.entryPct}, but main's ${R.mainSlots} places are taken`
-              : `score ${f1(row.score)} >= observe ${R.observePct} (percentile among ${n} eligible)`
+      rule = outsideRule(row, ctx, n, emptyReason)
     } else {
       tier = 'reject'
-      rule =
-        stays && isEligible(row)
-          ? `score ${f1(row.score)} fell below the stay band ${R.stayPct}: left main`
-          : `score ${f1(row.score)} below observe ${R.observePct} (percentile among ${n} eligible)`
+      rule = `score ${f1(row.score)} below observe ${R.observePct} (percentile among ${n} eligible)`
     }
     return { ...row, tier, tier_rule: rule }
   })
@@ -118,8 +189,8 @@ export function assignTiers<T extends Untiered>(rows: readonly T[], ctx: TierCon
     rows: out,
     cuts: {
       eligible: n,
-      main: lowest(main),
-      mainNormal: lowest(normal),
+      main: lowest(picked.main),
+      mainNormal: lowest(normal.main),
       observe: R.observePct,
       weak: ctx.weak,
       kept,

@@ -165,6 +165,22 @@ const en = {
   'emptyMain.no_weight': 'no signal carries weight (every weight is 0)',
   'emptyMain.no_eligible': 'no stock passes the screen today (suspended, ST, newly listed, illiquid or invalidated)',
   'emptyMain.below_entry': 'no eligible stock scored at or above the entry {entry} today',
+  'emptyMain.no_edge': 'no eligible stock is expected to earn its round trip today, and nothing is held',
+  'tierRule.v5_kept': 'kept from yesterday’s main list: expected excess {alpha}% ≥ −{sell}%, the cost of selling',
+  'tierRule.v5_left': 'left the main list: expected excess {alpha}% below −{sell}%, the cost of selling',
+  'tierRule.v5_entered':
+    'entered: expected excess {alpha}% over 20 days ≥ its round trip {cost}% at a {size} M CNY book',
+  'tierRule.v5_replaced':
+    'replaced {out}: expected excess {alpha}% less its {outAlpha}% ≥ {cost}%, what the switch costs',
+  'tierRule.v5_switched_out':
+    'left the main list: replaced by {in}, which is expected to earn more than the switch costs',
+  'tierRule.v5_weak': 'weak market: no new entries today; expected excess {alpha}% covers its round trip {cost}%',
+  'tierRule.v5_one_word': 'score {score}, but a one-price limit board on the data date: not buyable at the open',
+  'tierRule.v5_limit_up': 'score {score}, but closed limit-up on the data date: not buyable at the open',
+  'tierRule.v5_full':
+    'score {score}: expected excess {alpha}% covers its round trip {cost}%, but all {slots} main places are taken and no switch pays',
+  'tierRule.v5_costly':
+    'score {score} ≥ observe {observe}; expected excess {alpha}% below its round trip {cost}% at a {size} M CNY book',
   'logicRule.first': 'first day tracked',
   'logicRule.enter': 'score percentile EMA {ema} ≥ {enter} for {days} days',
   'logicRule.back': 'score percentile EMA back ≥ {enter} for {days} days',
@@ -254,9 +270,9 @@ const en = {
   'tr.error': 'Could not load the track record: {error}',
   'tr.book': 'The main book as a PM holds it (after costs)',
   'tr.book_basis':
-    "Each plan day's main (first {depth} names) in equal weights, bought and sold at the next open: an entrant opening at its limit up is not bought, a leaver opening at its limit down or suspended is carried. {from} – {to}, {days} trading days. Costs: commission {commission} a side, stamp duty on sells by trade date, half-spread {spread}, square-root impact, orders at most {cap} of 20-day traded value. Headline baseline: {universe}.",
+    "Each plan day's main (first {depth} names) in equal weights, bought and sold at the next open: an entrant opening at its limit up is not bought, a leaver opening at its limit down or suspended is carried. {from} – {to}, {days} trading days. Costs: commission {commission} a side, stamp duty on sells by trade date, half-spread {spread}, square-root impact (Y = {impact}), orders at most {cap} of 20-day traded value (the rest on later days). Headline baseline: {universe}.",
   'tr.book_universe':
-    'the investable universe in equal weights, close to close: names traded the day before with a 20-day mean traded value of at least 50 M CNY, not ST',
+    'the investable universe in equal weights, on the same day as the book: the names eligible on the plan day (traded, not ST, listed at least 60 trading days, 20-day mean traded value at least 50 M CNY), held overnight, rebalanced at the next open into those buyable then (not opening at the limit up), marked at the close, without costs',
   'tr.book_curve': 'net value over the investable universe',
   'tr.book_curve_bench': 'net value over {bench} (a price index)',
   'tr.book_x_axis': 'trading day (bought at its open, marked at its close)',
@@ -273,6 +289,19 @@ const en = {
   'tr.book_size': 'Book size',
   'tr.book_turnover': 'Turnover a day',
   'tr.book_drag': 'Cost drag a year',
+  'tr.book_edge': 'Edge net of size and reversal at {size}',
+  'tr.book_gross_col': 'Gross',
+  'tr.book_net_col': 'Net',
+  'tr.book_alpha': 'Alpha a day (t)',
+  'tr.book_size_loading': 'Size loading (t)',
+  'tr.book_reversal_loading': 'Reversal loading (t)',
+  'tr.book_matched': 'Excess over a traded-value-matched benchmark a day (t)',
+  'tr.book_dsr': 'Deflated Sharpe ratio after {attempts} attempts',
+  'tr.book_edge_note':
+    "The daily excess over the universe regressed on the universe's size factor (its bottom third by 20-day traded value less its top third) and 20-day reversal factor (its bottom third by 20-day return less its top third), Newey-West t, {days} days. The matched benchmark holds each target name's traded-value decile of the universe. Deflated Sharpe ratio: the probability that the net IR of {ir} beats {lucky}, the best {attempts} skill-less attempts would show by luck (0.95 is the usual bar).",
+  'tr.book_costs': 'Cost sensitivity at {size}',
+  'tr.book_impact': 'Impact Y',
+  'tr.book_cap': 'Order cap (of 20-day traded value)',
   'tr.book_exposures':
     "Exposures (mean z-score among the investable universe): size {size}, beta {beta}, volatility {vol}, 5-day reversal {rev}. Industry tilts (book vs universe): {industries}. Industries are today's (stock_basic), not point in time.",
   'tr.research': 'Signal research: h-day cohorts of the published list (not a book a PM holds)',
@@ -492,6 +521,19 @@ const zh = {
   'emptyMain.no_weight': '没有信号获得权重（全部权重为 0）',
   'emptyMain.no_eligible': '今日没有股票通过筛选（停牌、ST、次新、流动性不足或已失效）',
   'emptyMain.below_entry': '今日没有合格股票的评分达到入选线 {entry}',
+  'emptyMain.no_edge': '今日没有合格股票的预期超额收益覆盖其往返交易成本，且无持仓',
+  'tierRule.v5_kept': '保留在昨日主选中：预期超额收益 {alpha}% ≥ −{sell}%（卖出成本）',
+  'tierRule.v5_left': '移出主选：预期超额收益 {alpha}% 低于 −{sell}%（卖出成本）',
+  'tierRule.v5_entered': '入选：20 日预期超额收益 {alpha}% ≥ {size} 百万元组合的往返成本 {cost}%',
+  'tierRule.v5_replaced': '替换 {out}：预期超额收益 {alpha}% 减去其 {outAlpha}% ≥ 换仓成本 {cost}%',
+  'tierRule.v5_switched_out': '移出主选：由 {in} 替换，其预期超额收益高出换仓成本',
+  'tierRule.v5_weak': '弱势市场：今日不新增主选；预期超额收益 {alpha}% 覆盖往返成本 {cost}%',
+  'tierRule.v5_one_word': '评分 {score}，但数据日为一字板：开盘无法买入',
+  'tierRule.v5_limit_up': '评分 {score}，但数据日涨停收盘：开盘难以买入',
+  'tierRule.v5_full':
+    '评分 {score}：预期超额收益 {alpha}% 覆盖往返成本 {cost}%，但主选的 {slots} 个名额已满且换仓不划算',
+  'tierRule.v5_costly':
+    '评分 {score} ≥ 观察线 {observe}；预期超额收益 {alpha}% 低于 {size} 百万元组合的往返成本 {cost}%',
   'logicRule.first': '首日跟踪',
   'logicRule.enter': '评分分位平滑值 {ema} ≥ {enter}，已持续 {days} 天',
   'logicRule.back': '评分分位平滑值重回 ≥ {enter}，已持续 {days} 天',
@@ -579,8 +621,9 @@ const zh = {
   'tr.error': '无法加载历史表现：{error}',
   'tr.book': '主选组合（按投资经理持有方式，扣除成本）',
   'tr.book_basis':
-    '每个计划日的主选（前 {depth} 只）等权持有，下一交易日开盘买卖：开盘涨停的新进股票不买，开盘跌停或停牌的退出股票继续持有。{from} – {to}，{days} 个交易日。成本：佣金每边 {commission}，卖出印花税按成交日，半价差 {spread}，平方根冲击，单笔不超过 20 日成交额的 {cap}。主要基准：{universe}。',
-  'tr.book_universe': '可投资全市场等权，收盘到收盘：前一交易日有成交、20 日平均成交额不低于 5000 万元、非 ST 的股票',
+    '每个计划日的主选（前 {depth} 只）等权持有，下一交易日开盘买卖：开盘涨停的新进股票不买，开盘跌停或停牌的退出股票继续持有。{from} – {to}，{days} 个交易日。成本：佣金每边 {commission}，卖出印花税按成交日，半价差 {spread}，平方根冲击（Y = {impact}），单笔不超过 20 日成交额的 {cap}（其余留待之后的交易日）。主要基准：{universe}。',
+  'tr.book_universe':
+    '可投资全市场等权，与组合同一交易日计算：计划日符合条件的股票（有成交、非 ST、上市至少 60 个交易日、20 日平均成交额不低于 5000 万元）隔夜持有，下一交易日开盘调整为当时可买入的股票（开盘涨停的不买），按收盘估值，不计成本',
   'tr.book_curve': '相对可投资全市场的净值',
   'tr.book_curve_bench': '相对 {bench} 的净值（价格指数）',
   'tr.book_x_axis': '交易日（开盘买入，收盘估值）',
@@ -597,6 +640,19 @@ const zh = {
   'tr.book_size': '组合规模',
   'tr.book_turnover': '日均换手',
   'tr.book_drag': '年化成本拖累',
+  'tr.book_edge': '剔除规模与反转后的超额（规模 {size}）',
+  'tr.book_gross_col': '毛',
+  'tr.book_net_col': '净',
+  'tr.book_alpha': '日均 alpha（t）',
+  'tr.book_size_loading': '规模因子载荷（t）',
+  'tr.book_reversal_loading': '反转因子载荷（t）',
+  'tr.book_matched': '相对成交额匹配基准的日均超额（t）',
+  'tr.book_dsr': '紧缩夏普比率（{attempts} 次尝试后）',
+  'tr.book_edge_note':
+    '组合相对全市场的日超额对全市场的规模因子（20 日成交额最低三分之一减最高三分之一）和 20 日反转因子（20 日收益最低三分之一减最高三分之一）回归，Newey-West t，{days} 个交易日。匹配基准按目标股票在全市场中的成交额十分位持有。紧缩夏普比率：净信息比率 {ir} 超过 {lucky}（{attempts} 次无技能尝试中最好一次的运气所得）的概率（通常以 0.95 为门槛）。',
+  'tr.book_costs': '成本敏感性（规模 {size}）',
+  'tr.book_impact': '冲击系数 Y',
+  'tr.book_cap': '单笔上限（占 20 日成交额）',
   'tr.book_exposures':
     '风格暴露（在可投资全市场中的平均 z 值）：规模 {size}，贝塔 {beta}，波动率 {vol}，5 日反转 {rev}。行业偏离（组合 vs 全市场）：{industries}。行业取自 stock_basic 的当前分类，并非时点数据。',
   'tr.research': '信号研究：已发布名单的 h 日持有批次（并非投资经理持有的组合）',

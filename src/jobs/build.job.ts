@@ -26,6 +26,8 @@ export interface BuildDeps {
   readonly log: Logger
   readonly progress: Progress
   readonly codeVersion: string
+  /** The book the plan is built for, CNY (PLAN_BOOK_SIZE_CNY): what entry and stay weigh each trade's cost at. */
+  readonly bookSize: number
   readonly now: () => Date
   /**
    * Signal ICs measured on signals of `definitions`, of plan days whose exit is before the date, newest first
@@ -107,6 +109,7 @@ export async function runBuild(deps: BuildDeps, args: DateArgs, signal: AbortSig
     indexReturns: inputs.indexReturns,
     weights,
     previousMain: inputs.previousMain,
+    bookSize: deps.bookSize,
   })
   const scored = day.rows
   progress.tick()

@@ -13,7 +13,9 @@
  * when an answer fills the interface's row limit), checked against the listed codes and the day before. Late data
  * is a state, not a failure: a bar without its factor is held back (not imported) and a code without valuations is
  * imported without them; the day is recorded in sync_incomplete_days with what it lacks, and every later sync asks
- * for it again until it is whole. A day without `daily` (or with a partial one) stops the run before it.
+ * for it again until it is whole. A `daily` lacking a code that traded (sync-traded-codes.ts says which did) is such
+ * a late interface too: the day is imported with the bars it has and asked again. A day without `daily`, or with
+ * one far shorter than the day before's (still loading), stops the run before it.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
@@ -21,12 +23,14 @@ import path from 'node:path'
 import { writeBundleFile } from '../datasource/tushare/bundle-files.js'
 import { type TushareClient, TushareError, type TushareTable } from '../datasource/tushare/client.js'
 import { INTERFACES } from '../datasource/tushare/interfaces.js'
+import { shownText } from '../datasource/tushare/shown-text.js'
 import type { Logger } from '../logger.js'
 import type { IncompleteDay, SyncGapsRepository } from '../storage/sync-gaps.repository.js'
 import type { ImportResult } from './import/import-job.js'
 import { throwIfAborted } from './job.js'
 import type { Progress } from './progress.js'
 import { announcedBy, reportQueries } from './sync-financials.js'
+import { type Listings, listingsOf, tradedCodes } from './sync-traded-codes.js'
 
 export interface SyncArgs {
   readonly from?: string
@@ -99,8 +103,8 @@ const MISSING: Readonly<Record<string, string>> = {
   ths_daily: "concept board bars (a theme without curated events gets its heat from its members' breadth only)",
 }
 
-/** Interfaces asked once per trading day besides the four of `barInterfaces`, and their parameters. */
-const OTHER_DAILY_INTERFACES = ['suspend_d', 'index_daily', 'ths_daily'] as const
+/** Interfaces asked once per trading day besides the five of `barInterfaces`, and their parameters. */
+const OTHER_DAILY_INTERFACES = ['index_daily', 'ths_daily'] as const
 
 /** A daily answer this much shorter than the trading day before is taken as still loading (with at least this many codes). */
 const PARTIAL_DAILY_SHARE = 0.1
@@ -155,7 +159,7 @@ async function sync(deps: SyncDeps, args: SyncArgs, signal: AbortSignal, days: s
   }
   const tushare = createSyncCalls(deps, signal)
   const reference = await fetchReference(tushare, deps, from, to)
-  const completed = await completeLateDays(deps, tushare, reference.codes, late, signal)
+  const completed = await completeLateDays(deps, tushare, reference, late, signal)
   const stopped = await syncDays(deps, tushare, reference, { latest, from, to }, days, signal)
   if (reference.members && days.length > 0) {
     await importDay(deps, new Map([['ths_member', reference.members]]), signal)
@@ -213,6 +217,8 @@ interface Reference {
   readonly files: ReadonlyMap<string, TushareTable>
   /** The listed codes, when stock_basic answered. */
   readonly codes?: ReadonlySet<string>
+  /** Their listing dates. */
+  readonly listings?: Listings
   readonly members?: TushareTable
 }
 
@@ -256,7 +262,8 @@ async function fetchReference(
     deps.progress.done()
     if (answer) members = answer
   }
-  return { allOpen, openDays, files, codes: securities ? codesOf(securities) : undefined, members }
+  const listings = securities ? listingsOf(securities) : undefined
+  return { allOpen, openDays, files, codes: listings ? new Set(listings.keys()) : undefined, listings, members }
 }
 
 /** One bar interface's rows for a day: one call, or code lists when the answer filled the row limit. */
@@ -288,13 +295,17 @@ function dayTable(
   })
 }
 
-/** The bar interfaces of `day`: bars without their factor held back, and what each late interface lacks. */
+/**
+ * The bar interfaces of `day` and its suspensions: bars without their factor held back, and what each late
+ * interface lacks (`daily` the codes that traded but have no bar, see sync-traded-codes.ts).
+ */
 async function barInterfaces(
   calls: SyncCalls,
-  codes: ReadonlySet<string> | undefined,
+  reference: Pick<Reference, 'codes' | 'listings'>,
   day: string,
   expected: number | undefined,
 ): Promise<DayData | SyncStop> {
+  const { codes } = reference
   const daily = await dayTable(calls, codes, 'daily', day)
   if (!daily || daily.items.length === 0) {
     return {
@@ -309,7 +320,7 @@ async function barInterfaces(
       throw new TushareError(
         'daily',
         'answer',
-        `tushare daily: ${day} has a bar of ${String(stranger[code])}, a code stock_basic does not list: the answer is refused`,
+        `tushare daily: ${day} has a bar of ${shownText(stranger[code], 40)}, a code stock_basic does not list: the answer is refused`,
       )
     }
   }
@@ -333,7 +344,7 @@ async function barInterfaces(
     ['daily', { fields: daily.fields, items: kept }],
     ['adj_factor', factors],
   ])
-  const missing: Record<string, number> = { adj_factor: daily.items.length - kept.length }
+  const missing: Record<string, number> = { daily: 0, adj_factor: daily.items.length - kept.length }
   const basic = await dayTable(calls, codes, 'daily_basic', day)
   if (basic) {
     const valued = codeSet(basic)
@@ -342,6 +353,11 @@ async function barInterfaces(
   }
   const limits = await dayTable(calls, codes, 'stk_limit', day)
   if (limits) files.set('stk_limit', limits)
+  const suspensions = await calls.fetch('suspend_d', { trade_date: compact(day) })
+  if (suspensions) files.set('suspend_d', suspensions)
+  const traded = tradedCodes(compact(day), { factors, basics: basic, suspensions, listings: reference.listings })
+  const barred = codeSet(daily)
+  missing.daily = [...traded].filter((c) => !barred.has(c)).length
   return { files, missing, bars: daily.items.length }
 }
 
@@ -356,14 +372,14 @@ const describe = (missing: Readonly<Record<string, number>>): string =>
 async function completeLateDays(
   deps: SyncDeps,
   calls: SyncCalls,
-  codes: ReadonlySet<string> | undefined,
+  reference: Pick<Reference, 'codes' | 'listings'>,
   late: readonly IncompleteDay[],
   signal: AbortSignal,
 ): Promise<string[]> {
   const completed: string[] = []
   for (const gap of late) {
     throwIfAborted(signal)
-    const data = await barInterfaces(calls, codes, gap.day, undefined)
+    const data = await barInterfaces(calls, reference, gap.day, undefined)
     if ('reason' in data) continue
     await importDay(deps, data.files, signal)
     await deps.gaps.record(gap.day, data.missing)
@@ -393,7 +409,7 @@ async function syncDays(
   deps.progress.start(`sync ${from}..${to}`, reference.openDays.length, 'days')
   for (const day of reference.openDays) {
     throwIfAborted(signal)
-    const data = await barInterfaces(calls, reference.codes, day, expected && expected > 0 ? expected : undefined)
+    const data = await barInterfaces(calls, reference, day, expected && expected > 0 ? expected : undefined)
     if ('reason' in data) {
       stopped = data
       deps.log.warn({ day }, `${data.reason}: stopping before it`)
@@ -528,10 +544,6 @@ function keepCalendar(calendar: TushareTable, from: string, to: string): Tushare
 function codeSet(table: TushareTable): Set<string> {
   const code = table.fields.indexOf('ts_code')
   return new Set(table.items.map((row) => String(row[code])))
-}
-
-function codesOf(securities: TushareTable): Set<string> {
-  return codeSet(securities)
 }
 
 function concat(tables: readonly TushareTable[]): TushareTable {

@@ -1,27 +1,31 @@
 import { throwIfAborted } from '../abort.js'
+import { barLimits } from '../domain/bar-limits.js'
 import {
   type BookDayFacts,
   bookDayFacts,
+  type DayBar,
   EXPOSURE_LOOK_BACK,
   type InvestableRow,
   investableFigures,
+  universeLegs,
 } from '../domain/book-exposures.js'
+import { isEligible } from '../domain/tiers.js'
 import type { BookRepository } from '../storage/book.repository.js'
 import type { IsoDate } from '../storage/schema.js'
 
-/** Plan days computed from one read of their closes: bounds what is held at once (≈ 5,000 codes × 120 days). */
+/** Plan days computed from one read of their bars: bounds what is held at once (≈ 5,000 codes × 120 days). */
 const DAYS_PER_READ = 60
 
 export interface BookDay {
   readonly date: IsoDate
-  /** The next trading day, on whose close the universe return is taken. */
+  /** The next trading day: the book's day, on which the universe's return is taken. */
   readonly next: IsoDate
   readonly facts: BookDayFacts
 }
 
 /**
- * Each plan day's universe return and `main` exposures (`plan_day_book`): the stored ones, the others computed
- * from the store's rows. A plan day has facts once its next trading day has bars.
+ * Each plan day's universe (`book-universe.ts`: T's tier rows passing `isEligible`, each on D's bars) and `main`
+ * exposures (`plan_day_book`): the stored ones, the others computed from the store's rows. A plan day has facts once its next trading day has bars.
  */
 export function createBookDays(deps: {
   book: BookRepository
@@ -30,7 +34,7 @@ export function createBookDays(deps: {
   benchmark: string
   depth: number
 }) {
-  /** The facts of plan dates (ascending) that have a next trading day, from one read of their span's closes. */
+  /** The facts of plan dates (ascending) that have a next trading day, from one read of their span's bars. */
   async function compute(dates: readonly IsoDate[], calendar: readonly IsoDate[]): Promise<BookDay[]> {
     const index = new Map(calendar.map((d, i) => [d, i]))
     const planned = dates.filter((d) => index.has(d) && index.get(d)! + 1 < calendar.length)
@@ -39,12 +43,15 @@ export function createBookDays(deps: {
     if (first === undefined || last === undefined) return []
     const start = Math.max(0, index.get(first)! - EXPOSURE_LOOK_BACK)
     const span = calendar.slice(start, index.get(last)! + 2)
-    const [mains, investable, closes, indexCloses] = await Promise.all([
+    const [mains, screened, indexCloses] = await Promise.all([
       deps.book.mainLists(deps.depth, first, last),
-      deps.book.investable(first, last),
-      deps.book.adjustedCloses(span[0]!, span.at(-1)!, first, last),
+      deps.book.screenRows(first, last),
       deps.book.indexCloses(deps.benchmark, span[0]!, span.at(-1)!),
     ])
+    const investable = new Map([...screened].map(([date, rows]) => [date, rows.filter(isEligible)]))
+    const codes = new Set<string>()
+    for (const rows of investable.values()) for (const r of rows) codes.add(r.code)
+    const bars = await deps.book.universeBars([...codes], span[0]!, span.at(-1)!, calendar[index.get(first)! + 1]!)
     const aligned = (points: Iterable<readonly [IsoDate, number]>): Float64Array => {
       const out = new Float64Array(span.length).fill(Number.NaN)
       for (const [date, value] of points) {
@@ -54,21 +61,32 @@ export function createBookDays(deps: {
       return out
     }
     const indexPx = aligned(indexCloses)
-    const px = new Map([...closes].map(([code, c]) => [code, { industry: c.industry, px: aligned(c.closes) }]))
+    const series = new Map(
+      [...bars].map(([code, c]) => {
+        const days = new Map<IsoDate, DayBar>()
+        for (const b of c.bars)
+          if (b.length === 9) {
+            const [date, , open, close, adj, preClose, isSt, upLimit, downLimit] = b
+            const { limitUp } = barLimits(c, { date, isSt, preClose, upLimit, downLimit }, calendar)
+            days.set(date, { open, close, adj, limitUp })
+          }
+        return [code, { industry: c.industry, px: aligned(c.bars.map((b) => [b[0], b[1]] as const)), days }]
+      }),
+    )
     return planned.map((date) => {
       const t = index.get(date)! - start
-      const rows: InvestableRow[] = (investable.get(date) ?? []).map(({ code, amountMa20 }) => {
-        const series = px.get(code)
+      const next = calendar[index.get(date)! + 1]!
+      const rows: InvestableRow[] = (investable.get(date) ?? []).map(({ code, amount_ma20 }) => {
+        const s = series.get(code)
         return {
           code,
-          industry: series?.industry ?? null,
-          amountMa20,
-          ...(series
-            ? investableFigures(series.px, indexPx, t)
-            : { nextRet: null, beta: null, volatility: null, reversal: null }),
+          industry: s?.industry ?? null,
+          amountMa20: amount_ma20,
+          ...(s ? investableFigures(s.px, indexPx, t) : { ret20: null, beta: null, volatility: null, reversal: null }),
+          ...universeLegs(s ? s.px[t]! : null, s?.days.get(next) ?? null),
         }
       })
-      return { date, next: calendar[index.get(date)! + 1]!, facts: bookDayFacts(rows, mains.get(date) ?? []) }
+      return { date, next, facts: bookDayFacts(rows, mains.get(date) ?? []) }
     })
   }
 

@@ -1,9 +1,7 @@
+import { barLimits } from '../domain/bar-limits.js'
 import { type BookBar, type BookCosts, type BookMarket, DEFAULT_BOOK_COSTS } from '../domain/book.js'
+import type { DayFactors } from '../domain/book-attribution.js'
 import { assembleBookReport, type BookReport } from '../domain/book-report.js'
-import type { Board } from '../domain/codes.js'
-import { limitRatio } from '../domain/limit-rules.js'
-import { limitDownPrice, limitUpPrice } from '../domain/outcomes.js'
-import { tradingDaysBetween } from '../domain/trading-days.js'
 import type { BookCodeBars, BookRepository } from '../storage/book.repository.js'
 import type { IsoDate } from '../storage/schema.js'
 import type { BookDays } from './book-days.js'
@@ -12,23 +10,6 @@ import type { BookDays } from './book-days.js'
 const FIGURES_LOOK_BACK = 30
 /** Trading days after a code's last target day its bars are read through at first: the sale of most leavers. */
 const CARRY_MARGIN = 10
-
-/** The day's limit prices: the imported ones (tushare stk_limit), else the board's rule on pre_close. */
-function limits(
-  code: BookCodeBars,
-  bar: BookCodeBars['bars'][number],
-  calendar: readonly IsoDate[],
-): { limitUp: number | null; limitDown: number | null } {
-  if (bar.upLimit !== null && bar.downLimit !== null) return { limitUp: bar.upLimit, limitDown: bar.downLimit }
-  if (bar.preClose === null || code.board === null) return { limitUp: null, limitDown: null }
-  const listed =
-    code.listDate === null || calendar.length === 0 || code.listDate < calendar[0]!
-      ? Number.POSITIVE_INFINITY
-      : tradingDaysBetween(calendar, code.listDate, bar.date)
-  const ratio = limitRatio(code.board as Board, bar.isSt, bar.date, listed)
-  if (ratio === null) return { limitUp: null, limitDown: null }
-  return { limitUp: limitUpPrice(bar.preClose, ratio), limitDown: limitDownPrice(bar.preClose, ratio) }
-}
 
 /**
  * The main book over the plan days between two dates (README "Track record"): each day's `main` as the PMS
@@ -92,7 +73,7 @@ export function createBookService(deps: {
               open: b.open,
               close: b.close,
               adj: b.adj,
-              ...limits(code, b, calendar),
+              ...barLimits(code, b, calendar),
               amount20d: b.amount20d,
               vol20d: b.vol20d,
             })
@@ -103,7 +84,11 @@ export function createBookService(deps: {
       }
       keep(codeBars)
       const universe = new Map<IsoDate, number | null>()
-      for (const day of facts.values()) universe.set(day.next, day.facts.universeRet)
+      const factors = new Map<IsoDate, DayFactors>()
+      for (const { next, facts: f } of facts.values()) {
+        universe.set(next, f.universeRet)
+        factors.set(next, { size: f.sizeFactor, reversal: f.reversalFactor, matched: f.matchedRet })
+      }
       const span = first === undefined || end === undefined ? [] : calendar.slice(index.get(first), index.get(end)! + 1)
       const beyond = new Set<string>()
       const market: BookMarket = {
@@ -126,6 +111,7 @@ export function createBookService(deps: {
           plan,
           market,
           facts: [...facts.values()].map((d) => d.facts),
+          factors,
           depth: deps.depth,
           costs,
           benchmark: query.benchmark,

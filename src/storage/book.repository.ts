@@ -1,6 +1,5 @@
 import { sql } from 'kysely'
 import type { BookDayFacts } from '../domain/book-exposures.js'
-import { SCREEN_RULES } from '../domain/screening.js'
 import type { Db } from './db.js'
 import { indexBarsBetween } from './index-bars.js'
 import type { IsoDate } from './schema.js'
@@ -27,6 +26,35 @@ export interface BookCodeBars {
   readonly bars: BookBarRow[]
   /** The last date read, when before the end of the range. */
   readonly until?: IsoDate
+}
+
+/** A tier row as `isEligible` reads it. */
+export interface ScreenRow {
+  readonly code: string
+  readonly amount_ma20: number
+  readonly is_suspended: boolean
+  readonly is_st: boolean
+  readonly listed_days: number
+  readonly invalidated: boolean
+}
+
+/** code, amount_ma20, is_suspended, is_st, listed_days, invalidated */
+type ScreenTuple = [string, number, boolean, boolean, number, boolean]
+
+/**
+ * A traded bar as the universe reads it: date and back-adjusted close; on the days it is measured on also
+ * open, close, adj, pre_close, is_st, up_limit, down_limit.
+ */
+export type UniverseBarTuple =
+  | readonly [IsoDate, number]
+  | readonly [IsoDate, number, number, number, number, number | null, boolean, number | null, number | null]
+
+export interface UniverseCodeBars {
+  readonly industry: string | null
+  readonly board: string | null
+  readonly listDate: IsoDate | null
+  /** Ascending by date; suspended days are left out. */
+  readonly bars: readonly UniverseBarTuple[]
 }
 
 /** What a code's bars are read for: from its first target day on, with the 20 traded days before for its figures. */
@@ -136,40 +164,61 @@ export function createBookRepository(db: Db) {
       return new Map(rows.map((r) => [r.trade_date, r.close]))
     },
 
-    /** The codes investable on each plan date between the dates (tier rows: traded, liquid enough, not ST). */
-    async investable(from: IsoDate, to: IsoDate): Promise<Map<IsoDate, Array<{ code: string; amountMa20: number }>>> {
-      const rows = await sql<{ d: IsoDate; codes: string[]; amounts: number[] }>`
-        select trade_date::text as d, json_agg(code order by code) as codes,
-          json_agg(amount_ma20 order by code) as amounts
+    /** Each plan date's tier rows between the dates with what `isEligible` reads, by date; one JSON row a date. */
+    async screenRows(from: IsoDate, to: IsoDate): Promise<Map<IsoDate, ScreenRow[]>> {
+      const rows = await sql<{ d: IsoDate; rows: ScreenTuple[] }>`
+        select trade_date::text as d,
+          json_agg(json_build_array(code, amount_ma20, is_suspended, is_st, listed_days, invalidated)) as rows
         from tier_scores
-        where trade_date between ${from}::date and ${to}::date and not is_suspended and not is_st
-          and amount_ma20 >= ${SCREEN_RULES.minAmountMa20}
+        where trade_date between ${from}::date and ${to}::date
         group by trade_date`.execute(db)
-      return new Map(rows.rows.map((r) => [r.d, r.codes.map((code, i) => ({ code, amountMa20: r.amounts[i]! }))]))
+      return new Map(
+        rows.rows.map((r) => [
+          r.d,
+          r.rows.map(([code, amount_ma20, is_suspended, is_st, listed_days, invalidated]) => ({
+            code,
+            amount_ma20,
+            is_suspended,
+            is_st,
+            listed_days,
+            invalidated,
+          })),
+        ]),
+      )
     },
 
     /**
-     * Back-adjusted closes (close × adj) of the traded days between two dates of the codes investable on some plan
-     * date between `planFrom` and `planTo`, one JSON row per code.
+     * The codes' traded bars between two dates, one JSON row per code: each bar's back-adjusted close, and from
+     * `dayFrom` on (the days the universe is measured on) its open, close, adjustment, pre-close, ST flag and limits.
      */
-    async adjustedCloses(
+    async universeBars(
+      codes: readonly string[],
       from: IsoDate,
       to: IsoDate,
-      planFrom: IsoDate,
-      planTo: IsoDate,
-    ): Promise<Map<string, { industry: string | null; closes: Array<[IsoDate, number]> }>> {
-      const rows = await sql<{ code: string; industry: string | null; closes: Array<[IsoDate, number]> }>`
-        with codes as (
-          select distinct code from tier_scores
-          where trade_date between ${planFrom}::date and ${planTo}::date and not is_suspended and not is_st
-            and amount_ma20 >= ${SCREEN_RULES.minAmountMa20}
-        )
-        select c.code, s.industry,
-          (select json_agg(json_build_array(b.trade_date, b.close * b.adj_factor) order by b.trade_date)
+      dayFrom: IsoDate,
+    ): Promise<Map<string, UniverseCodeBars>> {
+      if (codes.length === 0) return new Map()
+      const rows = await sql<{
+        code: string
+        industry: string | null
+        board: string | null
+        list_date: IsoDate | null
+        bars: UniverseBarTuple[] | null
+      }>`
+        select c.code, s.industry, s.board, s.list_date::text as list_date,
+          (select json_agg(case when b.trade_date < ${dayFrom}::date
+              then json_build_array(b.trade_date, b.close * b.adj_factor)
+              else json_build_array(b.trade_date, b.close * b.adj_factor, b.open, b.close, b.adj_factor, b.pre_close,
+                b.is_st, b.up_limit, b.down_limit) end order by b.trade_date)
            from daily_bars b
-           where b.code = c.code and b.trade_date between ${from}::date and ${to}::date and not b.is_suspended) as closes
-        from codes c left join securities s on s.code = c.code`.execute(db)
-      return new Map(rows.rows.map((r) => [r.code, { industry: r.industry, closes: r.closes ?? [] }]))
+           where b.code = c.code and b.trade_date between ${from}::date and ${to}::date and not b.is_suspended) as bars
+        from unnest(${[...codes]}::text[]) as c(code) left join securities s on s.code = c.code`.execute(db)
+      return new Map(
+        rows.rows.map((r) => [
+          r.code,
+          { industry: r.industry, board: r.board, listDate: r.list_date, bars: r.bars ?? [] },
+        ]),
+      )
     },
 
     /** The stored facts of plan dates between the dates, by date. */

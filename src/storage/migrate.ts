@@ -12,6 +12,8 @@ import * as dateSets from './migrations/0016-date-sets.js'
 import * as signalDefinitions from './migrations/0017-signal-definitions.js'
 import * as syncIncompleteDays from './migrations/0018-sync-incomplete-days.js'
 import * as planDayBook from './migrations/0019-plan-day-book.js'
+import * as bookFactsFollowBars from './migrations/0021-book-facts-follow-bars.js'
+import * as bookUniverse from './migrations/0022-book-universe.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations are frozen in time and typed against no schema (kysely's advice)
 type AnyDb = Kysely<any>
@@ -29,6 +31,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0017-signal-definitions': signalDefinitions,
   '0018-sync-incomplete-days': syncIncompleteDays,
   '0019-plan-day-book': planDayBook,
+  '0021-book-facts-follow-bars': bookFactsFollowBars,
+  '0022-book-universe': bookUniverse,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }

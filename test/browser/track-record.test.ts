@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { RESEARCH_ATTEMPTS } from '../../src/domain/book-attribution.js'
 import { VOCABULARY } from '../../src/domain/vocabulary.js'
 import type { TrackRecordReport } from '../../src/services/track-record.service.js'
 import { buildTestApp, listenLocal, type TestApp } from '../support/app.js'
@@ -100,6 +101,28 @@ describe('track record: API and page in a real browser', () => {
       '300 M',
     ])
     expect(await page.locator('#book-exposures').textContent()).toContain('not point in time')
+    // the edge net of size and reversal, and the costs sensitivity, at the headline size (issue 47)
+    expect(await page.locator('#book-edge-title').textContent()).toBe('Edge net of size and reversal at 100 M')
+    const gross = api.book.attribution.gross!
+    const edge = page.locator('#table-edge tr')
+    expect(await edge.nth(1).locator('td').allTextContents()).toEqual([
+      'Alpha a day (t)',
+      `${(gross.alpha * 100).toFixed(3)}% (${gross.alpha_t!.toFixed(2)})`,
+      expect.stringMatching(/%/),
+    ])
+    expect(await edge.nth(6).locator('td').allTextContents()).toEqual([
+      `Deflated Sharpe ratio after ${RESEARCH_ATTEMPTS} attempts`,
+      '',
+      api.book.attribution.deflated_sharpe!.probability.toFixed(2),
+    ])
+    expect(await page.locator('#table-costs tr td:first-child').allTextContents()).toEqual([
+      '0.5',
+      '0.5',
+      '0.75',
+      '0.75',
+      '1',
+      '1',
+    ])
     // the book's section comes before the signal research's summary
     expect(
       await page.evaluate(
@@ -191,6 +214,7 @@ describe('track record: API and page in a real browser', () => {
     expect(await page.locator('#chart-equity .u-legend').textContent()).not.toMatch(/\d{1,2}:\d{2}|[ap]m/)
     expect(await page.locator('#table-decision tr td:first-child').first().textContent()).toBe('主选')
     expect(await page.locator('#book-title').textContent()).toBe('主选组合（按投资经理持有方式，扣除成本）')
+    expect(await page.locator('#book-edge-title').textContent()).toBe('剔除规模与反转后的超额（规模 1 亿）')
     expect(await page.locator('#table-capacity tr td:first-child').allTextContents()).toEqual([
       '0.2 亿',
       '1 亿',

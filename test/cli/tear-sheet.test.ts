@@ -27,6 +27,7 @@ function bookOf(days: number) {
       benchmarkReturn: () => -0.005,
     },
     facts: [],
+    factors: new Map(),
     depth: 2,
     costs: DEFAULT_BOOK_COSTS,
     benchmark: '000300.SH',

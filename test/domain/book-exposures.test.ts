@@ -4,14 +4,23 @@ import {
   bookDayFacts,
   type InvestableRow,
   investableFigures,
-  isInvestable,
+  universeLegs,
 } from '../../src/domain/book-exposures.js'
+import { legReturn } from '../../src/domain/book-universe.js'
 
-const row = (code: string, industry: string | null, amountMa20: number, extra: Partial<InvestableRow> = {}) => ({
+const row = (
+  code: string,
+  industry: string | null,
+  amountMa20: number,
+  extra: Partial<InvestableRow> = {},
+): InvestableRow => ({
   code,
   industry,
   amountMa20,
-  nextRet: null,
+  ret20: null,
+  overnight: null,
+  intraday: null,
+  openAtLimitUp: false,
   beta: null,
   volatility: null,
   reversal: null,
@@ -19,24 +28,42 @@ const row = (code: string, industry: string | null, amountMa20: number, extra: P
 })
 
 describe('the book per plan day: universe return and exposures', () => {
-  it('investable: traded, not ST, a 20-day mean traded value of 50 M CNY or more', () => {
-    expect(isInvestable({ isSuspended: false, isSt: false, amountMa20: 50e6 })).toBe(true)
-    expect(isInvestable({ isSuspended: false, isSt: false, amountMa20: 49.9e6 })).toBe(false)
-    expect(isInvestable({ isSuspended: true, isSt: false, amountMa20: 1e9 })).toBe(false)
-    expect(isInvestable({ isSuspended: false, isSt: true, amountMa20: 1e9 })).toBe(false)
+  it("a name's day: the gap from T's adjusted close, the day from D's open, not bought when it opens at its limit up", () => {
+    // T's close 10 × adj 2 = 20; D opens 10.5 (adj 2: 21), closes 10.71
+    expect(universeLegs(20, { open: 10.5, close: 10.71, adj: 2, limitUp: 11 })).toEqual({
+      overnight: expect.closeTo(21 / 20 - 1, 15),
+      intraday: expect.closeTo(10.71 / 10.5 - 1, 15),
+      openAtLimitUp: false,
+    })
+    expect(universeLegs(20, { open: 11, close: 11, adj: 2, limitUp: 11 }).openAtLimitUp).toBe(true)
+    expect(universeLegs(20, { open: 11, close: 11, adj: 2, limitUp: null }).openAtLimitUp).toBe(false)
+    expect(universeLegs(20, null)).toEqual({ overnight: null, intraday: null, openAtLimitUp: false })
+    expect(universeLegs(Number.NaN, { open: 11, close: 11, adj: 2, limitUp: null }).overnight).toBeNull()
   })
 
-  it('universe return is the mean over names with a next bar; main z-scores and industry counts by hand', () => {
+  it("universe return and legs are the book's day over the rows; main z-scores and industry counts by hand", () => {
     // size = ln(amount): e^18, e^19, e^20, e^21 -> 18..21, mean 19.5, sd √(5/3); main = {C, D}: z = (0.5 + 1.5) / 2 / sd
     const rows = [
-      row('A', 'bank', Math.exp(18), { nextRet: 0.01, reversal: 0.1 }),
-      row('B', 'bank', Math.exp(19), { nextRet: 0.03, reversal: 0.1 }),
-      row('C', 'chips', Math.exp(20), { nextRet: null, reversal: 0.1 }),
-      row('D', null, Math.exp(21), { nextRet: -0.01, reversal: 0.1 }),
+      row('A', 'bank', Math.exp(18), { overnight: 0.01, intraday: 0.02, ret20: -0.2, reversal: 0.1 }),
+      row('B', 'bank', Math.exp(19), { overnight: 0.03, intraday: 0.01, ret20: 0.1, reversal: 0.1 }),
+      // opens at its limit up on D: its gap counts, its day does not
+      row('C', 'chips', Math.exp(20), { overnight: 0.1, intraday: 0.05, openAtLimitUp: true, reversal: 0.1 }),
+      row('D', null, Math.exp(21), { overnight: -0.01, intraday: 0, ret20: 0.3, reversal: 0.1 }),
     ]
     const facts = bookDayFacts(rows, ['C', 'D', 'X'])
-    expect(facts.universeRet).toBeCloseTo(0.01, 15)
+    // held overnight: (0.01 + 0.03 + 0.1 − 0.01) / 4; bought at the open: A, B and D, (0.02 + 0.01 + 0) / 3
+    expect(facts.universeRet).toBeCloseTo((1 + 0.13 / 4) * (1 + 0.01) - 1, 15)
     expect(facts.universeNames).toBe(4)
+    // terciles of four names: {A, B} low, {C} middle, {D} high: size = A and B's leg less D's
+    expect(facts.sizeFactor).toBeCloseTo(
+      (1 + 0.04 / 2) * (1 + 0.03 / 2) - 1 - (-0.01 + 0), // D: (1 − 0.01) × 1 − 1
+      15,
+    )
+    // C has no 20-day return: terciles of A, B, D by it are {A}, {B}, {D}: losers A less winners D
+    expect(facts.reversalFactor).toBeCloseTo(1.01 * 1.02 - 1 - -0.01, 15)
+    expect(facts.sizeFactor).toBeCloseTo(legReturn([rows[0]!, rows[1]!])! - legReturn([rows[3]!])!, 15)
+    // deciles of four names hold one each: C and D matched with themselves (X is not in the universe)
+    expect(facts.matchedRet).toBeCloseTo((1.1 - 1 + (0.99 - 1)) / 2, 15)
     expect(facts.exposures.size).toBeCloseTo(1 / Math.sqrt(5 / 3), 12)
     // every name alike: no spread, no z-score; no values: none either
     expect(facts.exposures.reversal).toBeNull()
@@ -48,6 +75,9 @@ describe('the book per plan day: universe return and exposures', () => {
     const day = (size: number | null, main: Record<string, number>, universe: Record<string, number>) => ({
       universeRet: 0,
       universeNames: 4,
+      sizeFactor: null,
+      reversalFactor: null,
+      matchedRet: null,
       exposures: { size, beta: null, volatility: 0.5, reversal: null },
       industries: { main, universe },
     })
@@ -85,14 +115,18 @@ describe('the book per plan day: universe return and exposures', () => {
     expect(f.beta).toBeLessThan(2.05)
     // five returns back: into days 65, 64, 63, 62 and 61 (from 59, across the suspension)
     expect(f.reversal).toBeCloseTo(px[65]! / px[59]! - 1, 12)
-    expect(f.nextRet).toBeCloseTo(px[66]! / px[65]! - 1, 15)
+    // twenty returns back, across the suspension: into days 65..61 and 59..45, from day 44
+    expect(f.ret20).toBeCloseTo(px[65]! / px[44]! - 1, 12)
     const rets = [65, 64, 63, 62, 61, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45].map((k) =>
       k === 61 ? px[61]! / px[59]! - 1 : px[k]! / px[k - 1]! - 1,
     )
     const mean = rets.reduce((a, b) => a + b, 0) / 20
     expect(f.volatility).toBeCloseTo(Math.sqrt(rets.reduce((a, r) => a + (r - mean) ** 2, 0) / 19), 12)
-    // no bar on the next day: no return
-    px[66] = Number.NaN
-    expect(investableFigures(px, index, t).nextRet).toBeNull()
+    // less than twenty traded returns: none
+    expect(investableFigures(px, index, 19).ret20).toBeNull()
+    expect(investableFigures(px, index, 20).ret20).toBeCloseTo(px[20]! / px[0]! - 1, 12)
+    // no bar on the day: no return to its close
+    expect(investableFigures(px, index, 60).ret20).toBeNull()
+    expect(investableFigures(px, index, 60).reversal).not.toBeNull()
   })
 })

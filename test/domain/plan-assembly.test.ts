@@ -146,16 +146,20 @@ describe('weak regime shrink', () => {
     return row
   })
 
-  it('the plan counts the main-tier candidates moved to observe and the Markdown says so', () => {
-    const weak = cutPlan(full(assignTiers(untiered, { weak: true, previousMain: new Set() }).rows), DEFAULT_SIZES)
+  it('the plan counts the would-be entrants kept out on a weak day and the Markdown says so', () => {
+    // the first ten rows held yesterday and worth holding; every row worth buying: a normal day fills the book
+    const held = new Set(untiered.slice(0, 10).map((r) => r.code))
+    const edges = new Map(untiered.map((r) => [r.code, { alpha: 0.02, buy: 0.005, sell: 0.006, roundTrip: 0.011 }]))
+    const ctx = (weak: boolean) => ({ weak, previousMain: held, edges, bookSize: 100e6 })
+    const weak = cutPlan(full(assignTiers(untiered, ctx(true)).rows), DEFAULT_SIZES)
     expect(weak.main).toHaveLength(10)
     expect(weak.card_counts.weak_regime_demoted).toBe(10)
-    expect(weak.observe[0]!.tier_rule).toMatch(/^weak regime: main limited to 10 places/)
+    expect(weak.observe[0]!.tier_rule).toMatch(/^weak regime: no new entries today/)
     const md = renderPlanMarkdown(weak, regimeWithoutSnapshot('2026-11-20'), {})
     expect(md).toContain(
-      '_Weak regime: main is limited to 10 places (normally 20); 10 main-tier candidates moved to observe._',
+      '_Weak regime: no new entries today (main keeps its holdings, at most 20); 10 would-be entrants moved to observe._',
     )
-    const normal = cutPlan(full(assignTiers(untiered, { weak: false, previousMain: new Set() }).rows), DEFAULT_SIZES)
+    const normal = cutPlan(full(assignTiers(untiered, ctx(false)).rows), DEFAULT_SIZES)
     expect(normal.main).toHaveLength(20)
     expect(normal.card_counts.weak_regime_demoted).toBe(0)
     expect(renderPlanMarkdown(normal, regimeWithoutSnapshot('2026-11-20'), {})).not.toContain('Weak regime')

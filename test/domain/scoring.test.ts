@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { TIER_RULES } from '../../src/domain/build-rules.js'
+import { type TradeEdge, tradeEdge } from '../../src/domain/expected-edge.js'
 import { type BarSeries, type BuildInput, scoreDay } from '../../src/domain/scoring.js'
 import { combineSignals } from '../../src/domain/signal-score.js'
 import { learnWeights, SIGNAL_PRIOR, type SignalWeights, WEIGHT_RULES } from '../../src/domain/signal-weights.js'
@@ -68,7 +69,7 @@ function withWeights(w: Partial<Record<(typeof SIGNAL_NAMES)[number], number>>):
   ) as SignalWeights
 }
 
-describe('scoreDay (PLAN_VERSION 3)', () => {
+describe('scoreDay (PLAN_VERSION 5)', () => {
   it('scores every listed stock with a bar on the date, 0..100 by percentile among eligible, ranked best first', () => {
     const day = scoreDay(market(60))
     expect(day.rows).toHaveLength(60)
@@ -78,9 +79,12 @@ describe('scoreDay (PLAN_VERSION 3)', () => {
     expect(day.rows.at(-1)!.score).toBeLessThan(2)
   })
 
-  it('has no floor a market with fewer inputs cannot reach: bars alone fill main', () => {
+  it('has no floor a market with fewer inputs cannot reach: bars alone put names in main, each worth its trades', () => {
     const day = scoreDay(market(500, { facts: new Map() }))
-    expect(day.rows.filter((r) => r.tier === 'main')).toHaveLength(TIER_RULES.mainSlots)
+    const main = day.rows.filter((r) => r.tier === 'main')
+    expect(main.length).toBeGreaterThanOrEqual(10)
+    expect(main.length).toBeLessThanOrEqual(TIER_RULES.mainSlots)
+    for (const r of main) expect(r.tier_rule).toMatch(/^entered: expected excess \S+ >= round trip/)
     expect(day.cuts.emptyReason).toBeNull()
   })
 
@@ -239,7 +243,7 @@ describe('walk-forward weights', () => {
   })
 })
 
-describe('main places (hysteresis) and tradability at the open', () => {
+describe('main places: entry, stay and switch against cost (PLAN_VERSION 5)', () => {
   const rows = (scores: number[]) =>
     scores.map((score, i) => {
       const {
@@ -249,59 +253,138 @@ describe('main places (hysteresis) and tradability at the open', () => {
       } = tierRow({ code: `6${String(i + 1).padStart(5, '0')}.SH`, rank: i + 1, score })
       return row
     })
-  const ctx = (previousMain: string[] = [], weak = false) => ({ weak, previousMain: new Set(previousMain) })
-  const scores = Array.from({ length: 100 }, (_, i) => roundTo(99.5 - i, 2))
-
-  it('free places go to eligible scores at or above the entry, best first, up to the slots', () => {
-    const { rows: tiered } = assignTiers(rows(scores), ctx())
-    expect(tiered.filter((r) => r.tier === 'main').map((r) => r.score)).toEqual([99.5, 98.5, 97.5, 96.5, 95.5])
-    expect(tiered.filter((r) => r.tier === 'observe')).toHaveLength(10)
+  const scores = Array.from({ length: 40 }, (_, i) => roundTo(99.5 - i, 2))
+  /** Hand-set edges: every row expected to lose 0.1% by default, selling costs 0.5%, buying 0.6%. */
+  const edge = (alpha: number, buy = 0.006, sell = 0.005): TradeEdge => ({ alpha, buy, sell, roundTrip: buy + sell })
+  const ctx = (
+    day: ReturnType<typeof rows>,
+    set: Record<number, TradeEdge>,
+    previousMain: string[] = [],
+    weak = false,
+  ) => ({
+    weak,
+    previousMain: new Set(previousMain),
+    bookSize: 100e6,
+    edges: new Map(day.map((r, i) => [r.code, set[i] ?? edge(-0.001)])),
   })
+  const tierOf = (tiered: { rows: Array<{ code: string; tier: string; tier_rule: string }> }, code: string) =>
+    tiered.rows.find((r) => r.code === code)!
 
-  it("keeps yesterday's main name while it stays inside the wider band, and lets it go below it", () => {
+  it('an entrant takes a free place only when its expected excess covers its round trip', () => {
     const day = rows(scores)
-    const inBand = day.find((r) => r.score === 82.5)!.code
-    const outOfBand = day.find((r) => r.score === 78.5)!.code
-    const { rows: tiered } = assignTiers(day, ctx([inBand, outOfBand]))
-    expect(tiered.find((r) => r.code === inBand)).toMatchObject({ tier: 'main' })
-    expect(tiered.find((r) => r.code === inBand)!.tier_rule).toMatch(/stay band 80: kept/)
-    expect(tiered.find((r) => r.code === outOfBand)).toMatchObject({ tier: 'reject' })
-    expect(tiered.find((r) => r.code === outOfBand)!.tier_rule).toMatch(/fell below the stay band 80/)
+    // row 0: 1.0% against a 1.1% round trip (the best score, not bought); row 5: 1.2% covers it
+    const tiered = assignTiers(day, ctx(day, { 0: edge(0.01), 5: edge(0.012) }))
+    expect(tiered.rows.filter((r) => r.tier === 'main').map((r) => r.code)).toEqual([day[5]!.code])
+    expect(tierOf(tiered, day[5]!.code).tier_rule).toBe(
+      'entered: expected excess 1.20% >= round trip 1.10% at 100 M CNY',
+    )
+    expect(tierOf(tiered, day[0]!.code)).toMatchObject({ tier: 'observe' })
+    expect(tierOf(tiered, day[0]!.code).tier_rule).toMatch(
+      /expected excess 1\.00% below its round trip 1\.10% at 100 M CNY/,
+    )
   })
 
-  it('a name that closed limit-up on T takes no free main place; one already in main keeps its place', () => {
+  it('free places go to the largest expected excess net of the round trip, not the best score', () => {
+    const day = rows(scores)
+    const set: Record<number, TradeEdge> = {}
+    for (let i = 0; i < 25; i++) set[i] = edge(0.012 + i * 0.001) // the worse the score, the more it is expected to earn
+    const main = assignTiers(day, ctx(day, set)).rows.filter((r) => r.tier === 'main')
+    expect(main).toHaveLength(TIER_RULES.mainSlots)
+    expect(main.map((r) => r.code).sort()).toEqual(
+      day
+        .slice(5, 25)
+        .map((r) => r.code)
+        .sort(),
+    )
+  })
+
+  it('a holding stays while it is expected to earn more than selling it costs, and leaves below that', () => {
+    const day = rows(scores)
+    const stays = day[30]!.code // expected −0.4%, selling costs 0.5%: stays
+    const goes = day[31]!.code // expected −0.6%: leaves
+    const tiered = assignTiers(day, ctx(day, { 30: edge(-0.004), 31: edge(-0.006) }, [stays, goes]))
+    expect(tierOf(tiered, stays)).toMatchObject({ tier: 'main' })
+    expect(tierOf(tiered, stays).tier_rule).toMatch(/^kept from yesterday's main: expected excess -0\.40% >= -0\.50%/)
+    expect(tierOf(tiered, goes)).toMatchObject({ tier: 'reject' })
+    expect(tierOf(tiered, goes).tier_rule).toMatch(/^left main: expected excess -0\.60% below -0\.50%/)
+  })
+
+  it('a switch that pays for both trades replaces the weakest holding; one that does not leaves the book alone', () => {
+    const day = rows(scores)
+    const held = day.slice(20, 40).map((r) => r.code) // a full book
+    const set: Record<number, TradeEdge> = {}
+    for (let i = 20; i < 40; i++) set[i] = edge(0.01)
+    set[39] = edge(0.001) // the weakest holding: 0.1% expected, 0.5% to sell
+    // entrant 0: 1.7% − 0.1% = 1.6% >= 0.5% + 0.6%: pays. Entrant 1: 1.2% − 1.0% (the next weakest) < 1.1%: does not
+    set[0] = edge(0.017)
+    set[1] = edge(0.012)
+    const tiered = assignTiers(day, ctx(day, set, held))
+    const main = tiered.rows.filter((r) => r.tier === 'main').map((r) => r.code)
+    expect(main).toHaveLength(20)
+    expect(main).toContain(day[0]!.code)
+    expect(main).not.toContain(day[39]!.code)
+    expect(main).not.toContain(day[1]!.code)
+    expect(tierOf(tiered, day[0]!.code).tier_rule).toBe(
+      `replaced ${day[39]!.code}: expected excess 1.70% less its 0.10% >= 1.10%, the switch's cost`,
+    )
+    expect(tierOf(tiered, day[39]!.code).tier_rule).toMatch(new RegExp(`^left main: replaced by ${day[0]!.code}`))
+    expect(tierOf(tiered, day[1]!.code).tier_rule).toMatch(/places are taken and no switch pays/)
+  })
+
+  it('a weak day takes no entrant and switches nothing, and keeps every holding that pays to hold', () => {
+    const day = rows(scores)
+    const held = day.slice(30, 40).map((r) => r.code)
+    const set: Record<number, TradeEdge> = { 0: edge(0.03), 1: edge(0.03) }
+    for (let i = 30; i < 40; i++) set[i] = edge(0.0)
+    const weak = assignTiers(day, ctx(day, set, held, true))
+    expect(
+      weak.rows
+        .filter((r) => r.tier === 'main')
+        .map((r) => r.code)
+        .sort(),
+    ).toEqual([...held].sort())
+    expect(weak.weakDemoted).toBe(2)
+    expect(tierOf(weak, day[0]!.code).tier_rule).toBe(
+      'weak regime: no new entries today; expected excess 3.00% covers its round trip 1.10%: would enter on a normal day',
+    )
+    const normal = assignTiers(day, ctx(day, set, held))
+    expect(normal.rows.filter((r) => r.tier === 'main')).toHaveLength(12)
+  })
+
+  it('a name that closed limit-up on T takes no place; one already held keeps its place', () => {
     const day = rows(scores).map((r, i) => (i < 2 ? { ...r, flags: ['limit_up_close' as const] } : r))
-    const fresh = assignTiers(day, ctx())
+    const set = { 0: edge(0.02), 1: edge(0.02) }
+    const fresh = assignTiers(day, ctx(day, set))
     expect(fresh.rows[0]).toMatchObject({ tier: 'observe' })
     expect(fresh.rows[0]!.tier_rule).toMatch(/closed limit-up on T: not buyable at the open/)
-    const held = assignTiers(day, ctx([day[1]!.code]))
+    const held = assignTiers(day, ctx(day, set, [day[1]!.code]))
     expect(held.rows[1]).toMatchObject({ tier: 'main' })
   })
 
-  it('fills at most the slots, incumbents first', () => {
-    const many = Array.from({ length: 600 }, (_, i) => roundTo(100 - i / 6, 2))
-    const day = rows(many)
-    const incumbents = day.slice(100, 105).map((r) => r.code) // scores about 83: inside the band
-    const { rows: tiered, cuts } = assignTiers(day, ctx(incumbents))
-    const main = tiered.filter((r) => r.tier === 'main')
-    expect(main).toHaveLength(TIER_RULES.mainSlots)
-    for (const code of incumbents) expect(main.map((r) => r.code)).toContain(code)
-    expect(cuts.kept).toBe(5)
-  })
-
-  it('a weak regime limits main to its weak slots and counts the names moved to observe', () => {
-    const many = Array.from({ length: 600 }, (_, i) => roundTo(100 - i / 6, 2))
-    const weak = assignTiers(rows(many), ctx([], true))
-    expect(weak.rows.filter((r) => r.tier === 'main')).toHaveLength(TIER_RULES.weakMainSlots)
-    expect(weak.weakDemoted).toBe(TIER_RULES.mainSlots - TIER_RULES.weakMainSlots)
-    expect(weak.rows[TIER_RULES.weakMainSlots]!.tier_rule).toMatch(/^weak regime: main limited to 10 places/)
-  })
-
-  it('ineligible rows (ST, suspended, new, illiquid) take no main place', () => {
+  it('ineligible rows (ST, suspended, new, illiquid) take no main place, held or not', () => {
     const day = rows(scores).map((r, i) => (i < 3 ? { ...r, is_st: true } : r))
-    const { rows: tiered, cuts } = assignTiers(day, ctx())
+    const { rows: tiered, cuts } = assignTiers(day, ctx(day, { 0: edge(0.05), 1: edge(0.05) }, [day[2]!.code]))
     expect(tiered.slice(0, 3).every((r) => r.tier !== 'main')).toBe(true)
-    expect(cuts.eligible).toBe(97)
+    expect(cuts.eligible).toBe(37)
+  })
+})
+
+describe('tradeEdge: expected excess and costs, worked by hand', () => {
+  it('a 97.72nd percentile (z = 2) at 3% daily volatility over 20 days, traded at 100 M CNY', () => {
+    const liquid = tradeEdge({ score: 97.725, vol20d: 0.03, amountMa20: 200e6 }, '2025-03-03', 100e6)
+    // α = 0.05 × 0.03 × √20 × 2; a 5 M order is 2.5% of 200 M: impact 0.75 × 0.03 × √0.025
+    expect(liquid.alpha).toBeCloseTo(0.05 * 0.03 * Math.sqrt(20) * 2.0, 4)
+    expect(liquid.buy).toBeCloseTo(0.00025 + 0.0005 + 0.75 * 0.03 * Math.sqrt(0.025), 10)
+    expect(liquid.sell).toBeCloseTo(liquid.buy + 0.0005, 10)
+    expect(liquid.roundTrip).toBeCloseTo(2 * liquid.buy + 0.0005, 10)
+    // 50 M a day: the order is worked at the 5% cap (2.5 M a day), each piece at a 5% share
+    const thin = tradeEdge({ score: 97.725, vol20d: 0.03, amountMa20: 50e6 }, '2025-03-03', 100e6)
+    expect(thin.buy).toBeCloseTo(0.00025 + 0.0005 + 0.75 * 0.03 * Math.sqrt(0.05), 10)
+    // before 2023-08-28 stamp duty was 0.1%
+    expect(tradeEdge({ score: 50, vol20d: null, amountMa20: 50e6 }, '2023-01-03', 100e6).alpha).toBeCloseTo(0, 12)
+    expect(
+      tradeEdge({ score: 60, vol20d: 0.03, amountMa20: 200e6 }, '2023-01-03', 100e6).sell - liquid.sell,
+    ).toBeCloseTo(0.0005, 10)
   })
 })
 

@@ -147,7 +147,7 @@ describe('GET /plan and POST /plan/refresh on the demo market', () => {
       date: latest,
       regime: expect.any(String),
       generated_at: expect.any(String),
-      plan_version: '4',
+      plan_version: PLAN_VERSION,
       top: 7,
       obs_top: 10,
       theme_cap: 5,

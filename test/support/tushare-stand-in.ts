@@ -3,7 +3,8 @@
  * shapes: `{code, msg, data: {fields, items, has_more}}`, filtered by `trade_date`, `ts_code` (a comma list),
  * `start_date`/`end_date`, `list_status`, `ann_date` and `period`. `fina_indicator_vip` answers from
  * `fina_indicator.csv` (the whole market; its `period` and date range are report periods). `fail` answers an
- * interface with an error code of tushare's (once, or always); `onCall` sees each request first.
+ * interface with an error code of tushare's (once, or always); `onCall` sees each request first; `rewrite` turns an
+ * interface's answers into a hostile tushare's.
  *
  * It behaves as the real API does where the real API is less kind than a file (issue 39), each from its source:
  * - `fields` empty answers only an interface's default columns (默认显示 Y); named fields answer those columns.
@@ -44,6 +45,13 @@ export interface LateRows {
   readonly codes?: readonly string[]
 }
 
+/** An answer as the stand-in sends it. */
+export interface AnswerBody {
+  readonly code: number
+  readonly msg: string
+  readonly data: { fields: string[]; items: (string | null)[][]; has_more: boolean } | null
+}
+
 export interface StandInFailure {
   readonly code: number
   readonly msg: string
@@ -61,6 +69,8 @@ export interface TushareStandIn {
   readonly late: Map<string, LateRows>
   /** Per interface: rows it no longer answers (a member gone from its board), by the row's named values. */
   readonly drop: Map<string, (row: Readonly<Record<string, string>>) => boolean>
+  /** Per interface: the answer as a hostile tushare would send it instead (another header, rows not asked for). */
+  readonly rewrite: Map<string, (answer: AnswerBody, call: StandInCall) => unknown>
   /** The day the stand-in answers on (YYYYMMDD): reports announced on it or later are not loaded yet. */
   today: string | undefined
   onCall: (call: StandInCall) => void
@@ -117,6 +127,7 @@ export async function startTushareStandIn(
   const fail = new Map<string, StandInFailure>()
   const late = new Map<string, LateRows>()
   const drop = new Map<string, (row: Readonly<Record<string, string>>) => boolean>()
+  const rewrite = new Map<string, (answer: AnswerBody, call: StandInCall) => unknown>()
   const state: { onCall: (call: StandInCall) => void; today: string | undefined } = {
     onCall: () => undefined,
     today: undefined,
@@ -160,9 +171,11 @@ export async function startTushareStandIn(
       .map((f) => f.trim())
       .filter((f) => f !== '')
     const hidden = new Set(NOT_DEFAULT[call.api] ?? [])
-    const fields = asked.length > 0 ? asked.filter((f) => column(f) >= 0) : table.fields.filter((f) => !hidden.has(f))
+    // named fields answer every column asked, as the real API does: empty where the bundle file has no such column
+    const fields = asked.length > 0 ? asked : table.fields.filter((f) => !hidden.has(f))
     const unfilled = new Set(options.memberDates ? [] : (UNFILLED[call.api] ?? []))
-    const shape = (r: string[]) => fields.map((f) => (unfilled.has(f) || r[column(f)] === '' ? null : r[column(f)]))
+    const shape = (r: string[]) =>
+      fields.map((f) => (unfilled.has(f) || column(f) < 0 || r[column(f)] === '' ? null : r[column(f)]))
     const oneCall = ONE_CALL[call.api]
     if (oneCall !== undefined) {
       // no paging: offset ignored, the first rows up to the limit, nothing said about more
@@ -173,6 +186,13 @@ export async function startTushareStandIn(
     const offset = Number(p.offset ?? 0)
     const items = rows.slice(offset, offset + limit).map(shape)
     return { code: 0, msg: '', data: { fields, items, has_more: offset + limit < rows.length } }
+  }
+
+  /** What is sent: the answer, rewritten by `rewrite` for its interface (a hostile tushare) when one is set. */
+  const sent = (call: StandInCall): unknown => {
+    const plain = answer(call)
+    const hostile = rewrite.get(call.api)
+    return hostile ? hostile(plain as AnswerBody, call) : plain
   }
 
   const server = http.createServer((req, res) => {
@@ -192,7 +212,7 @@ export async function startTushareStandIn(
       calls.push(call)
       state.onCall(call)
       res.setHeader('content-type', 'application/json')
-      res.end(JSON.stringify(answer(call)))
+      res.end(JSON.stringify(sent(call)))
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -203,6 +223,7 @@ export async function startTushareStandIn(
     fail,
     late,
     drop,
+    rewrite,
     get today() {
       return state.today
     },

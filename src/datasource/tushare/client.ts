@@ -4,37 +4,28 @@
  * by `offset` while `has_more`, up to `maxPages`; one that does not (daily, adj_factor, daily_basic, stk_limit) is
  * asked once and its answer said to be cut when it fills the interface's row limit (the caller splits by codes).
  * Calls of one interface are paced to its calls-per-minute limit; a rate-limit answer waits a minute and tries
- * again; a daily-quota answer is its own failure (`quota`). Every call has a deadline and a cap on answer bytes;
- * redirects are refused, not followed; rows that repeat a key or lie outside the asked day, codes, announcement
- * date or period are refused with the interface named. The token goes into request bodies only: never into an
- * error, a log line or a thrown message.
+ * again; a daily-quota answer is its own failure (`quota`). Every call has a deadline; a query's pages share one
+ * byte budget, and a page is refused as it arrives once it holds more rows than the interface's limit
+ * (answer-reader.ts); redirects are refused, not followed; an answer whose columns are not the ones asked, or with
+ * rows that repeat a key or lie outside the asked day, codes, announcement date or period, is refused with the
+ * interface named (answer-checks.ts). The token goes into request bodies only: never into an error, a log line or
+ * a thrown message; what tushare says goes into them bounded and escaped (shown-text.ts).
  */
+import { isLoopbackUrl } from '../../config.js'
 import type { Logger } from '../../logger.js'
 import { redirectRefusal } from '../../redirects.js'
-import { INTERFACES, type InterfaceSpec, ROW_MATCHES } from './interfaces.js'
+import { checkColumns, checkRows } from './answer-checks.js'
+import { readAnswer } from './answer-reader.js'
+import { specOf } from './interfaces.js'
+import { shownText } from './shown-text.js'
+import { TushareError, type TushareTable } from './tushare-error.js'
 
-export interface TushareTable {
-  readonly fields: readonly string[]
-  readonly items: readonly (readonly unknown[])[]
-}
+export { checkRows } from './answer-checks.js'
+export { TushareError, type TushareFailure, type TushareTable } from './tushare-error.js'
 
 /** An answer of an interface that does not page: `cut` when it filled the row limit (more rows may exist). */
 export interface TushareAnswer extends TushareTable {
   readonly cut: boolean
-}
-
-export type TushareFailure = 'token' | 'permission' | 'rate' | 'quota' | 'answer'
-
-/** One clear line per failure: what tushare said, about which interface, and what to do. */
-export class TushareError extends Error {
-  override name = 'TushareError'
-  readonly api: string
-  readonly kind: TushareFailure
-  constructor(api: string, kind: TushareFailure, message: string) {
-    super(message)
-    this.api = api
-    this.kind = kind
-  }
 }
 
 export interface TushareClientOptions {
@@ -51,7 +42,7 @@ export interface TushareClientOptions {
   readonly callTimeoutMs: number
   /** A signal that aborts after `ms`: AbortSignal.timeout unless a test's clock stands in. */
   readonly deadline?: (ms: number) => AbortSignal
-  /** Bytes one answer may have (TUSHARE_MAX_ANSWER_BYTES). */
+  /** Bytes one query may have, all its pages together (TUSHARE_MAX_ANSWER_BYTES). */
   readonly maxAnswerBytes: number
   /** Pages one query may follow (TUSHARE_MAX_PAGES). */
   readonly maxPages: number
@@ -71,125 +62,47 @@ const RATE_WAIT_MS = 60_000
 const RATE_RETRIES = 5
 
 interface Answer {
-  readonly code: number
-  readonly msg: string | null
-  readonly data: { fields: string[]; items: unknown[][]; has_more?: boolean } | null
+  readonly code: unknown
+  readonly msg: unknown
+  readonly data: { fields?: unknown; items?: unknown; has_more?: unknown } | null
 }
 
-export function classify(api: string, code: number, msg: string): TushareError {
+/** A page's table, its columns as asked, and whether tushare says more rows follow. */
+interface Page extends TushareTable {
+  readonly hasMore: boolean
+}
+
+export function classify(api: string, code: unknown, msg: string): TushareError {
+  // what tushare said goes into errors, logs and run logs: bounded, its control characters shown, never obeyed
+  const said = shownText(msg)
   if (/每天最多访问|次\/天|per day|daily quota/i.test(msg)) {
     return new TushareError(
       api,
       'quota',
-      `tushare ${api}: the daily quota of this interface is used up (${msg}); rerun after midnight Shanghai time, when it starts again`,
+      `tushare ${api}: the daily quota of this interface is used up (${said}); rerun after midnight Shanghai time, when it starts again`,
     )
   }
   if (/每分钟最多访问|最多访问该接口\d+次\/分钟|次\/分钟|rate limit/i.test(msg)) {
-    return new TushareError(api, 'rate', `tushare ${api}: rate limit (${msg})`)
+    return new TushareError(api, 'rate', `tushare ${api}: rate limit (${said})`)
   }
   if (/权限|permission/i.test(msg)) {
-    return new TushareError(api, 'permission', `tushare ${api}: no permission for this interface (${msg})`)
+    return new TushareError(api, 'permission', `tushare ${api}: no permission for this interface (${said})`)
   }
   if (code === 40101 || /token/i.test(msg)) {
     return new TushareError(
       api,
       'token',
-      `tushare ${api}: the token was refused (${msg}); check TUSHARE_TOKEN (the token of your tushare account)`,
+      `tushare ${api}: the token was refused (${said}); check TUSHARE_TOKEN (the token of your tushare account)`,
     )
   }
-  return new TushareError(api, 'answer', `tushare ${api}: code ${code}: ${msg}`)
-}
-
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]'])
-
-/** True for a URL whose host is this machine (plain http there carries the token nowhere). */
-export function isLoopback(url: string): boolean {
-  const host = new URL(url).hostname
-  return LOOPBACK.has(host) || host.startsWith('127.')
-}
-
-function specOf(api: string): InterfaceSpec {
-  const spec = INTERFACES[api]
-  if (!spec) throw new Error(`tushare ${api}: no column list in interfaces.ts; add the interface there first`)
-  return spec
-}
-
-/** The body read as text, refused past `max` bytes (the stream is cancelled, not drained). */
-async function readCapped(api: string, response: Response, max: number): Promise<string> {
-  const length = Number(response.headers.get('content-length') ?? Number.NaN)
-  if (length > max) {
-    await response.body?.cancel()
-    throw oversize(api, max)
-  }
-  if (!response.body) return ''
-  const chunks: Uint8Array[] = []
-  let total = 0
-  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-    total += chunk.byteLength
-    if (total > max) throw oversize(api, max)
-    chunks.push(chunk)
-  }
-  return Buffer.concat(chunks).toString('utf8')
-}
-
-const oversize = (api: string, max: number) =>
-  new TushareError(
-    api,
-    'answer',
-    `tushare ${api}: the answer is larger than ${max} bytes (TUSHARE_MAX_ANSWER_BYTES): refused; raise the setting if a real answer needs it`,
-  )
-
-/** Refuses rows outside what was asked (another day, code, announcement date, period) and rows that repeat a key. */
-export function checkRows(api: string, params: Record<string, string>, table: TushareTable): void {
-  const at = (name: string) => table.fields.indexOf(name)
-  const refuse = (row: readonly unknown[], why: string) => {
-    const shown = table.fields
-      .map((f, i) => `${f}=${String(row[i])}`)
-      .slice(0, 4)
-      .join(' ')
-    throw new TushareError(api, 'answer', `tushare ${api}: a row ${why} (${shown}): the answer is refused`)
-  }
-  const checks: ((row: readonly unknown[]) => void)[] = []
-  for (const [param, column] of Object.entries(ROW_MATCHES)) {
-    const i = at(column)
-    const wanted = params[param]
-    if (wanted === undefined || i < 0) continue
-    checks.push((row) => {
-      if (String(row[i]) !== wanted) refuse(row, `has ${column} ${String(row[i])}, not the ${wanted} asked for`)
-    })
-  }
-  const code = at('ts_code')
-  if (params.ts_code !== undefined && code >= 0) {
-    const codes = new Set(params.ts_code.split(','))
-    checks.push((row) => {
-      if (!codes.has(String(row[code]))) refuse(row, `is of ${String(row[code])}, a code not asked for`)
-    })
-  }
-  const date = at(api === 'trade_cal' ? 'cal_date' : 'trade_date')
-  if (params.start_date !== undefined && params.end_date !== undefined && date >= 0) {
-    const [start, end] = [params.start_date, params.end_date]
-    checks.push((row) => {
-      const d = String(row[date])
-      if (d < start || d > end) refuse(row, `is dated ${d}, outside ${start}..${end} asked for`)
-    })
-  }
-  const keyColumns = specOf(api).key.map(at)
-  const seen = keyColumns.length > 0 && keyColumns.every((i) => i >= 0) ? new Set<string>() : undefined
-  for (const row of table.items) {
-    for (const check of checks) check(row)
-    if (seen) {
-      const key = keyColumns.map((i) => String(row[i])).join('|')
-      if (seen.has(key)) refuse(row, `repeats the key (${specOf(api).key.join(', ')}) of an earlier row`)
-      seen.add(key)
-    }
-  }
+  return new TushareError(api, 'answer', `tushare ${api}: code ${shownText(code, 20)}: ${said}`)
 }
 
 export function createTushareClient(options: TushareClientOptions): TushareClient {
   const calls = new Map<string, number>()
   const lastCall = new Map<string, number>()
   const deadline = options.deadline ?? ((ms: number) => AbortSignal.timeout(ms))
-  if (new URL(options.url).protocol === 'http:' && !isLoopback(options.url)) {
+  if (new URL(options.url).protocol === 'http:' && !isLoopbackUrl(options.url)) {
     options.log.warn(
       { url: options.url },
       'TUSHARE_URL is plain http: the token travels unencrypted (allowed by TUSHARE_ALLOW_HTTP); use https',
@@ -205,7 +118,13 @@ export function createTushareClient(options: TushareClientOptions): TushareClien
     lastCall.set(api, options.now())
   }
 
-  async function call(api: string, params: Record<string, string | number>, signal: AbortSignal): Promise<Answer> {
+  /** One call's answer as JSON, within what is left of the query's byte budget (`used` grows by its bytes). */
+  async function call(
+    api: string,
+    params: Record<string, string | number>,
+    budget: { used: number },
+    signal: AbortSignal,
+  ): Promise<Answer> {
     await pace(api, signal)
     calls.set(api, (calls.get(api) ?? 0) + 1)
     const timeout = deadline(options.callTimeoutMs)
@@ -216,11 +135,12 @@ export function createTushareClient(options: TushareClientOptions): TushareClien
         'answer',
         `tushare ${api}: no whole answer within ${options.callTimeoutMs} ms (TUSHARE_CALL_TIMEOUT_MS); rerun the sync later`,
       )
+    const spec = specOf(api)
     try {
       const response = await options.fetch(options.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ api_name: api, token: options.token, params, fields: specOf(api).fields.join(',') }),
+        body: JSON.stringify({ api_name: api, token: options.token, params, fields: spec.fields.join(',') }),
         redirect: 'manual',
         signal: callSignal,
       })
@@ -233,7 +153,13 @@ export function createTushareClient(options: TushareClientOptions): TushareClien
         await response.body?.cancel()
         throw new TushareError(api, 'answer', `tushare ${api}: ${options.url} answered HTTP ${response.status}`)
       }
-      const text = await readCapped(api, response, options.maxAnswerBytes)
+      const { text, bytes } = await readAnswer(api, response, {
+        bytes: options.maxAnswerBytes - budget.used,
+        budget: options.maxAnswerBytes,
+        rows: spec.rowLimit,
+        columns: spec.fields.length,
+      })
+      budget.used += bytes
       try {
         return JSON.parse(text) as Answer
       } catch {
@@ -247,16 +173,29 @@ export function createTushareClient(options: TushareClientOptions): TushareClien
     }
   }
 
-  /** One call's answer, rate limits waited out; other failures thrown. */
+  /** One call's rows with the columns asked for, rate limits waited out; other failures thrown. */
   async function answered(
     api: string,
     params: Record<string, string | number>,
+    budget: { used: number },
     signal: AbortSignal,
-  ): Promise<{ fields: string[]; items: unknown[][]; has_more?: boolean }> {
+  ): Promise<Page> {
     for (let retries = 0; ; retries++) {
-      const answer = await call(api, params, signal)
-      if (answer.code === 0) return answer.data ?? { fields: [], items: [] }
-      const failure = classify(api, answer.code, answer.msg ?? '')
+      const answer = await call(api, params, budget, signal)
+      if (answer !== null && typeof answer === 'object' && answer.code === 0) {
+        const data = answer.data ?? { fields: [], items: [] }
+        const table = checkColumns(api, data.fields, data.items)
+        const limit = specOf(api).rowLimit
+        if (table.items.length > limit) {
+          throw new TushareError(
+            api,
+            'answer',
+            `tushare ${api}: one call answered ${table.items.length} rows, more than the ${limit} it may: the answer is refused`,
+          )
+        }
+        return { ...table, hasMore: data.has_more === true }
+      }
+      const failure = classify(api, answer?.code, String(answer?.msg ?? ''))
       if (failure.kind !== 'rate' || retries >= RATE_RETRIES) throw failure
       options.log.warn({ api, retry: retries + 1 }, `tushare ${api}: rate limit, waiting ${RATE_WAIT_MS / 1000} s`)
       await options.sleep(RATE_WAIT_MS, signal)
@@ -265,10 +204,10 @@ export function createTushareClient(options: TushareClientOptions): TushareClien
 
   async function once(api: string, params: Record<string, string>, signal: AbortSignal): Promise<TushareAnswer> {
     const spec = specOf(api)
-    const data = await answered(api, params, signal)
-    const table = { fields: data.fields, items: data.items }
+    const page = await answered(api, params, { used: 0 }, signal)
+    const table = { fields: page.fields, items: page.items }
     checkRows(api, params, table)
-    return { ...table, cut: data.has_more === true || data.items.length >= spec.rowLimit }
+    return { ...table, cut: page.hasMore || page.items.length >= spec.rowLimit }
   }
 
   return {
@@ -287,6 +226,9 @@ export function createTushareClient(options: TushareClientOptions): TushareClien
         }
         return { fields: answer.fields, items: answer.items }
       }
+      // the query's memory is bounded by its pages together: TUSHARE_MAX_ANSWER_BYTES of text, and at most
+      // TUSHARE_MAX_PAGES pages of at most the interface's row limit each
+      const budget = { used: 0 }
       let fields: readonly string[] = []
       const items: (readonly unknown[])[] = []
       for (let page = 0; ; page++) {
@@ -297,10 +239,17 @@ export function createTushareClient(options: TushareClientOptions): TushareClien
             `tushare ${api}: still more rows after ${options.maxPages} pages (TUSHARE_MAX_PAGES): refused; raise the setting if a real answer needs it`,
           )
         }
-        const data = await answered(api, { ...params, limit: spec.rowLimit, offset: items.length }, signal)
-        fields = data.fields
+        const data = await answered(api, { ...params, limit: spec.rowLimit, offset: items.length }, budget, signal)
+        if (items.length > 0 && data.items.length > 0 && data.fields.join(',') !== fields.join(',')) {
+          throw new TushareError(
+            api,
+            'answer',
+            `tushare ${api}: a page's columns are not in the order of the pages before it: the answer is refused`,
+          )
+        }
+        if (data.fields.length > 0) fields = data.fields
         for (const item of data.items) items.push(item)
-        if (!data.has_more || data.items.length === 0) break
+        if (!data.hasMore || data.items.length === 0) break
       }
       const table = { fields, items }
       checkRows(api, params, table)

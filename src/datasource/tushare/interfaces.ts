@@ -164,4 +164,12 @@ export const ROW_MATCHES: Readonly<Record<string, string>> = {
   ann_date: 'ann_date',
   period: 'end_date',
   list_status: 'list_status',
+  exchange: 'exchange',
+  type: 'type',
+}
+
+export function specOf(api: string): InterfaceSpec {
+  const spec = INTERFACES[api]
+  if (!spec) throw new Error(`tushare ${api}: no column list in interfaces.ts; add the interface there first`)
+  return spec
 }

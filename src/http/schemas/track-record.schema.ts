@@ -59,6 +59,57 @@ const ExposureZ = closed(
   { size: num, beta: num, volatility: num, reversal: num },
   'time-averaged mean z-score of the target names among the investable universe: size = log 20-day mean traded value, beta = 60-day beta to the benchmark, volatility = 20-day sd of daily returns, reversal = 5-day return',
 )
+const FactorFit = Nullable(
+  closed(
+    {
+      days: Type.Integer({ description: 'days with the excess and both factors' }),
+      alpha: Type.Number({ description: 'daily excess not explained by the factors (the intercept)' }),
+      alpha_t: Nullable(Type.Number({ description: 'Newey-West t of the alpha' })),
+      loadings: Type.Array(
+        closed({
+          name: Type.String({ description: '`size` or `reversal`' }),
+          beta: Type.Number(),
+          t: Nullable(Type.Number({ description: 'Newey-West t' })),
+        }),
+      ),
+      r2: Type.Number(),
+    },
+    'OLS of the daily excess over the universe on the size and reversal factors; null with too few days',
+  ),
+)
+const BookAttribution = closed(
+  {
+    days: Type.Integer({ description: 'days with a universe return' }),
+    factors: Type.String({ description: 'how the factors are built' }),
+    gross: FactorFit,
+    net: FactorFit,
+    matched: closed(
+      { gross: Mean, net: Mean },
+      "the book's daily return less a benchmark matched on traded value: each target name's traded-value decile of the universe",
+    ),
+    deflated_sharpe: Nullable(
+      closed(
+        {
+          attempts: Type.Integer({ description: 'rules and signals tried on the development set (research log)' }),
+          days: Type.Integer(),
+          net_ir: Type.Number({ description: 'annualised (√252) IR of the net excess over the universe' }),
+          lucky_best_ir: Type.Number({ description: 'the IR the best of `attempts` skill-less tries would show' }),
+          probability: Type.Number({ description: 'P(true IR above the lucky best): above 0.95 is the usual bar' }),
+        },
+        'the deflated Sharpe ratio (Bailey and López de Prado) of the net excess; null under 20 days',
+      ),
+    ),
+  },
+  "the headline size's excess net of what it is made of (issue 47)",
+)
+const CostScenario = closed({
+  impact: Type.Number({ description: 'Y of the square-root impact law' }),
+  adv_cap: Type.Number({ description: "largest order as a share of the stock's 20-day mean traded value" }),
+  net_excess: Mean,
+  net_ir: num,
+  turnover: num,
+  cost_drag: num,
+})
 const BookReport = closed(
   {
     depth: Type.Integer({ description: 'names of `main` the book targets, in rank order' }),
@@ -114,6 +165,10 @@ const BookReport = closed(
         description: 'time-averaged share of names per industry, largest gaps first',
       }),
       note: Type.String(),
+    }),
+    attribution: BookAttribution,
+    cost_sensitivity: Type.Array(CostScenario, {
+      description: 'the book at the headline size under impact 0.5 / 0.75 / 1 × participation cap 5% / 10%',
     }),
   },
   'The main book as a PM holds it: each plan day\'s `main` (first `depth` names) in equal weights, traded at the next open with limit and suspension rules, after commission, stamp duty, spread and impact (README "Track record")',

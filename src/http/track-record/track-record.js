@@ -159,6 +159,7 @@ function drawBook(book) {
     commission: pct(book.costs.commission, 3),
     spread: pct(book.costs.halfSpread, 2),
     cap: pct(book.costs.advCap, 0),
+    impact: book.costs.impact,
     universe: tr('tr.book_universe'),
   })
   const bookEl = $('chart-book')
@@ -241,6 +242,65 @@ function drawBook(book) {
         .map((i) => `${i.industry} ${pct(i.book, 0)} / ${pct(i.universe, 0)}`)
         .join(sep) || '–',
   })
+  drawEdge(book)
+}
+
+/** What the headline size's excess is made of, and its net figures under other costs (issue 47). */
+function drawEdge(book) {
+  const size = millions(book.headline_size)
+  const a = book.attribution
+  const g = a.gross
+  const n = a.net
+  const loading = (f, name) => {
+    const l = f?.loadings.find((x) => x.name === name)
+    return l ? { text: `${num(l.beta, 2)} (${num(l.t, 2)})` } : { text: '–' }
+  }
+  const alpha = (f) =>
+    f ? { text: `${pct(f.alpha, 3)} (${num(f.alpha_t, 2)})`, cls: signClass(f.alpha) } : { text: '–' }
+  const d = a.deflated_sharpe
+  $('book-edge-title').textContent = tr('tr.book_edge', { size })
+  table(
+    $('table-edge'),
+    ['', tr('tr.book_gross_col'), tr('tr.book_net_col')],
+    [
+      [{ text: tr('tr.book_alpha') }, alpha(g), alpha(n)],
+      [{ text: tr('tr.book_size_loading') }, loading(g, 'size'), loading(n, 'size')],
+      [{ text: tr('tr.book_reversal_loading') }, loading(g, 'reversal'), loading(n, 'reversal')],
+      [{ text: 'R²' }, { text: num(g?.r2, 2) }, { text: num(n?.r2, 2) }],
+      [{ text: tr('tr.book_matched') }, meanT(a.matched.gross), meanT(a.matched.net)],
+      [
+        { text: tr('tr.book_dsr', { attempts: d ? d.attempts : '–' }) },
+        { text: '' },
+        { text: d ? num(d.probability, 2) : '–' },
+      ],
+    ],
+  )
+  $('book-edge-note').textContent = tr('tr.book_edge_note', {
+    days: a.days,
+    ir: d ? num(d.net_ir, 2) : '–',
+    lucky: d ? num(d.lucky_best_ir, 2) : '–',
+    attempts: d ? d.attempts : '–',
+  })
+  $('book-costs-title').textContent = tr('tr.book_costs', { size })
+  table(
+    $('table-costs'),
+    [
+      tr('tr.book_impact'),
+      tr('tr.book_cap'),
+      tr('tr.book_net'),
+      tr('tr.book_ir'),
+      tr('tr.book_turnover'),
+      tr('tr.book_drag'),
+    ],
+    book.cost_sensitivity.map((c) => [
+      { text: String(c.impact) },
+      { text: pct(c.adv_cap, 0) },
+      meanT(c.net_excess),
+      { text: num(c.net_ir, 2), cls: signClass(c.net_ir) },
+      { text: pct(c.turnover, 1) },
+      { text: pct(c.cost_drag) },
+    ]),
+  )
 }
 
 function draw() {

@@ -97,6 +97,43 @@ const TIER = [
     /^score ([\d.]+) below observe ([\d.]+) \(percentile among (\d+) eligible\)$/,
     (t, m) => t('tierRule.below_pct', { score: m[1], observe: m[2], n: m[3] }),
   ],
+  // PLAN_VERSION 5: entry, stay and switch against each trade's cost
+  [
+    /^kept from yesterday's main: expected excess (-?[\d.]+)% >= -([\d.]+)%, the cost of selling$/,
+    (t, m) => t('tierRule.v5_kept', { alpha: m[1], sell: m[2] }),
+  ],
+  [
+    /^left main: expected excess (-?[\d.]+)% below -([\d.]+)%, the cost of selling$/,
+    (t, m) => t('tierRule.v5_left', { alpha: m[1], sell: m[2] }),
+  ],
+  [
+    /^entered: expected excess (-?[\d.]+)% >= round trip ([\d.]+)% at ([\d.]+) M CNY$/,
+    (t, m) => t('tierRule.v5_entered', { alpha: m[1], cost: m[2], size: m[3] }),
+  ],
+  [
+    /^replaced (\S+): expected excess (-?[\d.]+)% less its (-?[\d.]+)% >= ([\d.]+)%, the switch's cost$/,
+    (t, m) => t('tierRule.v5_replaced', { out: m[1], alpha: m[2], outAlpha: m[3], cost: m[4] }),
+  ],
+  [
+    /^left main: replaced by (\S+), whose expected excess beats it by more than the switch costs$/,
+    (t, m) => t('tierRule.v5_switched_out', { in: m[1] }),
+  ],
+  [
+    /^weak regime: no new entries today; expected excess (-?[\d.]+)% covers its round trip ([\d.]+)%: would enter on a normal day$/,
+    (t, m) => t('tierRule.v5_weak', { alpha: m[1], cost: m[2] }),
+  ],
+  [
+    /^score ([\d.]+) >= observe ([\d.]+) but (a one-word board|closed limit-up) on T: not buyable at the open, no main place$/,
+    (t, m) => t(m[3] === 'a one-word board' ? 'tierRule.v5_one_word' : 'tierRule.v5_limit_up', { score: m[1] }),
+  ],
+  [
+    /^score ([\d.]+): expected excess (-?[\d.]+)% covers its round trip ([\d.]+)%, but main's (\d+) places are taken and no switch pays$/,
+    (t, m) => t('tierRule.v5_full', { score: m[1], alpha: m[2], cost: m[3], slots: m[4] }),
+  ],
+  [
+    /^score ([\d.]+) >= observe ([\d.]+); expected excess (-?[\d.]+)% below its round trip ([\d.]+)% at ([\d.]+) M CNY$/,
+    (t, m) => t('tierRule.v5_costly', { score: m[1], observe: m[2], alpha: m[3], cost: m[4], size: m[5] }),
+  ],
   [/^hard invalidation: (.+)$/, (t, m) => t('tierRule.invalidated', { cause: cause(t, m[1]) })],
 ]
 
@@ -136,6 +173,7 @@ const EMPTY_MAIN = [
     /^no eligible stock scored at or above the entry ([\d.]+) today$/,
     (t, m) => t('emptyMain.below_entry', { entry: m[1] }),
   ],
+  [/^no eligible stock is expected to earn its round trip today, and nothing is held$/, (t) => t('emptyMain.no_edge')],
 ]
 
 /** Why `main` is empty (the build's words, also the plan's `main_empty`), as words. */
