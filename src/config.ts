@@ -13,6 +13,8 @@ export interface Config {
   /** Unset: embedded PostgreSQL in `pgDataDir`. */
   readonly databaseUrl: string | undefined
   readonly pgDataDir: string
+  /** PG_PORT: the port the embedded PostgreSQL starts on; unset: the port it had last time if free, else any free one. */
+  readonly pgPort: number | undefined
   readonly planDataDir: string
   /** Where `stockplan demo` writes its CSVs. */
   readonly demoDataDir: string
@@ -214,6 +216,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     allowedOrigins: originList(env, 'ALLOWED_ORIGINS'),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     pgDataDir: path.resolve(cwd, text(env, 'PG_DATA_DIR') ?? 'var/pg'),
+    pgPort: text(env, 'PG_PORT') === undefined ? undefined : integer(env, 'PG_PORT', 0, 1, 65535),
     planDataDir: path.resolve(cwd, text(env, 'PLAN_DATA_DIR') ?? 'var/plan'),
     demoDataDir: path.resolve(cwd, text(env, 'DEMO_DATA_DIR') ?? 'var/demo'),
     planFromSnapshot: flag(env, 'PLAN_FROM_SNAPSHOT', true),

@@ -61,7 +61,7 @@ export function registerDemoCommand(program: Command): void {
         store,
         onListening: (server) =>
           console.error(
-            `serving the demo plan at ${server.url}/plan (viewer at ${server.url}/, API docs at ${server.url}/docs)`,
+            `serving the demo plan at ${server.url}/plan (viewer at ${server.url}/, track record at ${server.url}/track-record, API docs at ${server.url}/docs)`,
           ),
       })
     })

@@ -55,7 +55,9 @@ export function registerJobCommands(program: Command): void {
   }
   program
     .command('chain')
-    .description('build, then plan, then push-pool, stopping at the first failure')
+    .description(
+      'sync (when TUSHARE_TOKEN is set), then build, plan, push-pool and outcomes under a per-date lock, stopping at the first failure',
+    )
     .option('--date <YYYY-MM-DD>', 'data date (default: the latest bar date)', parseIsoDate)
     .option('--no-wait', 'refuse instead of waiting when another process runs the chain for the date')
     .option('--no-record', "keep no run record (the scheduler's child: the scheduler keeps its own)")

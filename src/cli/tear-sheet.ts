@@ -71,6 +71,14 @@ function weightsPath(weights: TrackRecordReport['weights'], samples = 6): string
 
 const millions = (cny: number): string => `${(cny / 1e6).toFixed(0)} M`
 
+/** The stamp duty rates in force over the book's days, each from the later of its start and the book's first day. */
+export function stampDutyText(schedule: BookReport['costs']['stampDuty'], first: string, last: string): string {
+  return schedule
+    .filter((s, i) => s.from <= last && (schedule[i + 1]?.from ?? '9999-12-31') > first)
+    .map((s) => `${pct(s.rate, 2)} from ${s.from > first ? s.from : first}`)
+    .join(', ')
+}
+
 /** What the headline size's excess is made of, and its net figures under other costs (issue 47). */
 function renderEdge(b: BookReport): string {
   const a = b.attribution
@@ -117,7 +125,7 @@ export function renderBook(b: BookReport): string {
   if (b.days.length === 0)
     return 'Main book: no plan day with a next trading day in this range (run the chain or `stockplan replay`)'
   const c = b.costs
-  const stamp = c.stampDuty.map((s) => `${pct(s.rate, 2)} from ${s.from}`).join(', ')
+  const stamp = stampDutyText(c.stampDuty, b.days[0]!.date, b.days.at(-1)!.date)
   const figures = (pick: 'universe' | 'benchmark') =>
     tableText(
       [

@@ -343,6 +343,11 @@ const en = {
   'tr.days': 'days',
   'tr.weights': 'Signal weights over time (walk-forward)',
   'tr.weights_note': 'Each line is a signal’s weight as set on that date from earlier data only.',
+  'tr.weights_fixed': 'Signal weights (fixed over this range)',
+  'tr.weights_fixed_note': 'The rules set each weight to its prior: none moved over these days, nothing was learned.',
+  'tr.legend_up': 'red: a gain',
+  'tr.legend_down': 'green: a loss',
+  'tr.legend_note': '(the A-share convention)',
   'tr.demo_note':
     'This is the demo market: synthetic, with the effects published A-share studies document (short-term reversal, lottery/MAX, abnormal turnover, idiosyncratic volatility, size, value) planted at the sizes they report, not fitted to the score. What is planted and what the plan makes of it: docs/score.md, “The demo market’s planted signal”; the real market’s figures: docs/score.md, “On real data”.',
   'tr.demo_note_null':
@@ -689,6 +694,11 @@ const zh = {
   'tr.days': '天数',
   'tr.weights': '信号权重随时间的变化（滚动前推）',
   'tr.weights_note': '每条线是某一信号在该日仅用此前数据确定的权重。',
+  'tr.weights_fixed': '信号权重（本区间内固定）',
+  'tr.weights_fixed_note': '规则将每个权重定为其先验：这些天里没有变化，没有学习。',
+  'tr.legend_up': '红色：盈利',
+  'tr.legend_down': '绿色：亏损',
+  'tr.legend_note': '（A 股惯例）',
   'tr.demo_note':
     '这是演示市场：合成数据，按已发表的 A 股研究所记录的效应（短期反转、彩票型/MAX、异常换手、特质波动率、规模、价值）及其报告的幅度植入，并非按评分拟合。植入了什么、计划的表现：docs/score.md“The demo market’s planted signal”；真实市场的数据：docs/score.md“On real data”。',
   'tr.demo_note_null':

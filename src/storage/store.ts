@@ -23,7 +23,7 @@ export interface StoreOptions extends Pick<DbOptions, 'statementTimeoutMs' | 'ac
 }
 
 export async function openStore(
-  config: Pick<Config, 'databaseUrl' | 'pgDataDir'>,
+  config: Pick<Config, 'databaseUrl' | 'pgDataDir' | 'pgPort'>,
   log: Logger,
   options: StoreOptions = {},
 ): Promise<Store> {
@@ -34,7 +34,10 @@ export async function openStore(
     'opening the store',
   )
   if (config.databaseUrl !== undefined) await probeDatabaseUrl(config.databaseUrl)
-  const embedded = config.databaseUrl === undefined ? await startEmbeddedPostgres(config.pgDataDir, log) : undefined
+  const embedded =
+    config.databaseUrl === undefined
+      ? await startEmbeddedPostgres(config.pgDataDir, log, { port: config.pgPort })
+      : undefined
   const url = config.databaseUrl ?? embedded!.url
   const handle = createDb(url, log, {
     max: options.poolMax,

@@ -130,6 +130,14 @@ describe('track record: API and page in a real browser', () => {
       ),
     ).toBe(true)
     expect(await page.locator('#weights-section').isHidden()).toBe(weighted === 0)
+    // the demo's builds keep each weight at its prior (PLAN_VERSION 4): the chart does not call them walk-forward
+    if (weighted)
+      expect(await page.locator('#weights-title').textContent()).toBe('Signal weights (fixed over this range)')
+    // the colours stated on the page
+    expect(await page.locator('#colour-legend').textContent()).toBe(
+      'red: a gain · green: a loss (the A-share convention)',
+    )
+    expect(await page.locator('#colour-legend .up').textContent()).toBe('red: a gain')
     expect(await page.locator('#chart-ic .u-legend').textContent()).toContain('rank IC')
     const facts = await page.locator('#summary div').allTextContents()
     expect(facts[0]).toBe(`Plan days${api.days}`)
@@ -199,6 +207,8 @@ describe('track record: API and page in a real browser', () => {
       `${api.days} 个计划日只相当于约 ${Math.floor(api.days / 5)} 个独立窗口`,
     )
     expect(await page.locator('#chart-weights').getAttribute('data-signals')).toBe('3')
+    // weights that moved are walk-forward
+    expect(await page.locator('#weights-title').textContent()).toBe('信号权重随时间的变化（滚动前推）')
     expect(await page.locator('#chart-weights .u-legend').textContent()).toContain('5日反转')
     // the legend's date is the plan date itself, with no time of day, whatever the browser's zone
     expect(await page.locator('#chart-equity .u-legend').textContent()).not.toMatch(/\d{1,2}:\d{2}|[ap]m/)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { renderTearSheet, sparkline } from '../../src/cli/tear-sheet.js'
+import { renderTearSheet, sparkline, stampDutyText } from '../../src/cli/tear-sheet.js'
 import { DEFAULT_BOOK_COSTS } from '../../src/domain/book.js'
 import { assembleBookReport } from '../../src/domain/book-report.js'
 import { type EvalDay, evaluateTrackRecord } from '../../src/domain/track-record.js'
@@ -90,6 +90,19 @@ describe('evaluate tear sheet', () => {
     expect(text).toContain('Against 000300.SH (a price index')
     expect(text).toContain('Against the investable universe')
     expect(text.indexOf('Main book')).toBeLessThan(text.indexOf('no outcomes at horizon 5'))
+    // the rate in force from the book's first day, never the schedule's open start
+    expect(text).toContain('stamp duty on sells 0.05% from 2024-03-02,')
+    expect(text).not.toContain('0000-01-01')
+  })
+
+  it('names the stamp duty rates in force over the book, each from the later of its start and the first day', () => {
+    const schedule = [
+      { from: '0000-01-01', rate: 0.001 },
+      { from: '2023-08-28', rate: 0.0005 },
+    ]
+    expect(stampDutyText(schedule, '2023-06-01', '2023-12-29')).toBe('0.10% from 2023-06-01, 0.05% from 2023-08-28')
+    expect(stampDutyText(schedule, '2024-01-02', '2024-12-31')).toBe('0.05% from 2024-01-02')
+    expect(stampDutyText(schedule, '2022-01-04', '2022-12-30')).toBe('0.10% from 2022-01-04')
   })
 
   it('says where outcomes come from when there are none', () => {

@@ -209,48 +209,66 @@ function factorKnownAt(m: Market, t: number): Known {
   return out
 }
 
+const outcomesOf = new WeakMap<Market, Map<string, ReturnType<typeof computeOutcomes>>>()
+
+/** The evaluator's outcomes of plan day t at `horizon`, from the generated bars (computed once per market). */
+function dayOutcomes(m: Market, horizon: number, t: number) {
+  let cache = outcomesOf.get(m)
+  if (!cache) {
+    cache = new Map()
+    outcomesOf.set(m, cache)
+  }
+  const key = `${horizon}:${t}`
+  const known = cache.get(key)
+  if (known) return known
+  const { days: count, calendar } = m.universe
+  const codes: string[] = []
+  const entry = new Map<string, EntryBar>()
+  const exit = new Map<string, ExitBar>()
+  m.codes.forEach((code, i) => {
+    const onT = i * count + t
+    if (!Number.isNaN(m.close[onT]!) && !m.suspended[onT]) codes.push(code)
+    const next = onT + 1
+    if (!Number.isNaN(m.close[next]!))
+      entry.set(code, {
+        open: m.open[next]!,
+        adjFactor: m.adj[next]!,
+        suspended: m.suspended[next] === 1,
+        // as the generator does: every simulated day has its board's limit, new listings included
+        limitUp: limitUpPrice(
+          m.pre[next]!,
+          limitRatio(m.boards[i]!, m.st[next] === 1, calendar[t + 1]!, Number.POSITIVE_INFINITY)!,
+        ),
+      })
+    const end = onT + horizon
+    if (!Number.isNaN(m.close[end]!)) exit.set(code, { close: m.close[end]!, adjFactor: m.adj[end]! })
+  })
+  const outcomes = computeOutcomes({
+    date: calendar[t]!,
+    horizon,
+    entryDate: calendar[t + 1]!,
+    exitDate: calendar[t + horizon]!,
+    codes,
+    entry,
+    exit,
+    benchmark: 'x',
+    benchmarkWindow: { open: 1, close: 1 },
+    regime: null,
+  })
+  cache.set(key, outcomes)
+  return outcomes
+}
+
 /**
- * The track record of the planted factor as the score, from the evaluator's outcomes of the generated bars, over
- * the plan days from `first` to the last with a closed window.
+ * The track record of the planted factor (or what `score` takes of it) as the score, from the evaluator's outcomes
+ * of the generated bars, over the plan days from `first` to the last with a closed window.
  */
 function plantedRecord(m: Market, horizon: number, first: number, score: (known: Known) => Float64Array = (k) => k.g) {
-  const { days: count, calendar } = m.universe
+  const { calendar } = m.universe
   const stockIndex = new Map(m.codes.map((code, i) => [code, i]))
   const days: EvalDay[] = []
   for (let t = first; t + horizon < calendar.length; t++) {
-    const codes: string[] = []
-    const entry = new Map<string, EntryBar>()
-    const exit = new Map<string, ExitBar>()
-    m.codes.forEach((code, i) => {
-      const onT = i * count + t
-      if (!Number.isNaN(m.close[onT]!) && !m.suspended[onT]) codes.push(code)
-      const next = onT + 1
-      if (!Number.isNaN(m.close[next]!))
-        entry.set(code, {
-          open: m.open[next]!,
-          adjFactor: m.adj[next]!,
-          suspended: m.suspended[next] === 1,
-          // as the generator does: every simulated day has its board's limit, new listings included
-          limitUp: limitUpPrice(
-            m.pre[next]!,
-            limitRatio(m.boards[i]!, m.st[next] === 1, calendar[t + 1]!, Number.POSITIVE_INFINITY)!,
-          ),
-        })
-      const end = onT + horizon
-      if (!Number.isNaN(m.close[end]!)) exit.set(code, { close: m.close[end]!, adjFactor: m.adj[end]! })
-    })
-    const outcomes = computeOutcomes({
-      date: calendar[t]!,
-      horizon,
-      entryDate: calendar[t + 1]!,
-      exitDate: calendar[t + horizon]!,
-      codes,
-      entry,
-      exit,
-      benchmark: 'x',
-      benchmarkWindow: { open: 1, close: 1 },
-      regime: null,
-    })
+    const outcomes = dayOutcomes(m, horizon, t)
     const factor = score(factorKnownAt(m, t))
     days.push({
       date: calendar[t]!,
@@ -311,7 +329,7 @@ describe('the demo market has the documented planted signal and no other', () =>
       console.info(`${name} alone, h5: IC ${alone.mean} t ${alone.t}`)
       expect(Math.sign(alone.mean!), name).toBe(Math.sign(EFFECTS[name].monthlySpread))
     }
-  }, 90_000)
+  }, 180_000)
 
   // 255 plan days a seed, from day 40 (the factor is EP alone before day 120, both signals after): at h = 5 that
   // is 51 non-overlapping windows, enough for the overlap-robust t to be near its normal law (with a few dozen

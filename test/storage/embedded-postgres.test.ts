@@ -4,13 +4,16 @@ import os from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { loadConfig } from '../../src/config.js'
 import { createLogger } from '../../src/logger.js'
 import {
+  freePort,
   PASSWORD_FILE,
   type RunningPostgres,
   readPostmasterPid,
   startEmbeddedPostgres,
 } from '../../src/storage/embedded-postgres.js'
+import { openStore } from '../../src/storage/store.js'
 import { captureLog } from '../support/log-capture.js'
 import { asOtherUser, connectAs } from './other-user.js'
 
@@ -83,6 +86,22 @@ describe('embedded PostgreSQL', () => {
     await again.connect()
     expect((await again.query('select v from kept')).rows).toEqual([{ v: 42 }])
     await again.end()
+  })
+
+  it('starts on PG_PORT when it is set', async () => {
+    await first.stop()
+    const port = await freePort()
+    const config = loadConfig({ PG_DATA_DIR: dataDir, PG_PORT: String(port) })
+    expect(config.pgPort).toBe(port)
+    const store = await openStore(config, log, { migrate: false })
+    try {
+      expect(store.url).toContain(`@127.0.0.1:${port}/`)
+      expect((await readPostmasterPid(dataDir))?.port).toBe(port)
+    } finally {
+      await store.close()
+    }
+    expect(() => loadConfig({ PG_PORT: '70000' })).toThrow('PG_PORT must be between 1 and 65535, got 70000')
+    first = await startEmbeddedPostgres(dataDir, log)
   })
 })
 

@@ -127,6 +127,21 @@ function applyLanguage() {
   sw.setAttribute('aria-label', tr('lang.switch.label'))
 }
 
+/**
+ * The weights chart says what it draws: learned walk-forward when a weight moved over the range, fixed when every
+ * weight stayed the same (the rules set each to its prior), so flat lines never claim to be walk-forward.
+ */
+function labelWeights(weights) {
+  const names = [...new Set(weights.flatMap((w) => Object.keys(w.weights ?? {})))]
+  const fixed = names.every((name) => new Set(weights.map((w) => w.weights?.[name] ?? null)).size <= 1)
+  const set = (id, key) => {
+    $(id).dataset.i18n = key
+    $(id).textContent = tr(key)
+  }
+  set('weights-title', fixed ? 'tr.weights_fixed' : 'tr.weights')
+  set('weights-note', fixed ? 'tr.weights_fixed_note' : 'tr.weights_note')
+}
+
 const millions = (cny) => (i18n.lang === 'zh' ? `${(cny / 1e8).toFixed(cny < 1e8 ? 1 : 0)} 亿` : `${cny / 1e6} M`)
 const meanT = (m) => ({ text: `${pct(m.mean, 3)} (${num(m.t, 2)})`, cls: signClass(m.mean) })
 
@@ -427,6 +442,7 @@ function draw() {
     )
     weightsEl.dataset.signals = String(names.length)
   }
+  labelWeights(report.weights ?? [])
 
   const qEl = $('chart-quintiles')
   charts.push(
