@@ -222,7 +222,7 @@ for (const file of values.plan) {
     console.log(
       `  deflated Sharpe ratio (${d?.attempts} attempts, ${d?.days} days): net IR ${num(d?.net_ir)} against a lucky best of ${num(d?.lucky_best_ir)}: ${num(d?.probability)}`,
     )
-    for (const row of costSensitivity(plan, market, { depth: 20, bookSize })) {
+    for (const row of costSensitivity(plan, market, { depth: 20, bookSize, simulated: days })) {
       console.log(
         `  impact ${row.impact}, cap ${pct(row.adv_cap, 0)}: net ${pct(row.net_excess.mean)} (t ${num(row.net_excess.t)}), net IR ${num(row.net_ir)}, turnover ${pct(row.turnover, 1)}, cost drag ${pct(row.cost_drag, 1)}/yr`,
       )

@@ -121,20 +121,31 @@ export interface CostScenario {
 export const SENSITIVITY_IMPACTS = [0.5, 0.75, 1] as const
 export const SENSITIVITY_CAPS = [0.05, 0.1] as const
 
-/** The book at one size under each impact coefficient × participation cap, the other costs as `costs`. */
+/**
+ * The book at one size under each impact coefficient × participation cap, the other costs as `costs`. `simulated`,
+ * the book already simulated at `costs` and this size, stands for its own scenario instead of a second simulation.
+ */
 export function costSensitivity(
   plan: readonly BookPlanDay[],
   market: BookMarket,
-  options: { readonly depth: number; readonly bookSize: number; readonly costs?: BookCosts },
+  options: {
+    readonly depth: number
+    readonly bookSize: number
+    readonly costs?: BookCosts
+    readonly simulated?: readonly BookDayResult[]
+  },
 ): CostScenario[] {
   const base = options.costs ?? DEFAULT_BOOK_COSTS
   return SENSITIVITY_IMPACTS.flatMap((impact) =>
     SENSITIVITY_CAPS.map((advCap) => {
-      const days = simulateBook(plan, market, {
-        depth: options.depth,
-        bookSize: options.bookSize,
-        costs: { ...base, impact, advCap },
-      })
+      const days =
+        options.simulated && impact === base.impact && advCap === base.advCap
+          ? options.simulated
+          : simulateBook(plan, market, {
+              depth: options.depth,
+              bookSize: options.bookSize,
+              costs: { ...base, impact, advCap },
+            })
       const s = summariseBook(days, 'universe')
       return {
         impact,

@@ -169,6 +169,7 @@ export function assembleBookReport(input: {
       depth: input.depth,
       bookSize: headline.size,
       costs: input.costs,
+      simulated: headline.days,
     }),
   }
 }
