@@ -4,14 +4,13 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createOperationalSource, createServices } from '../../src/compose.js'
-import { createTushareClient } from '../../src/datasource/tushare/client.js'
 import { buildApp } from '../../src/http/app.js'
 import { runSync } from '../../src/jobs/sync.job.js'
 import { createLogger } from '../../src/logger.js'
 import { createMetrics } from '../../src/services/metrics.js'
 import { testConfig } from '../support/config.js'
 import { rows } from '../support/queries.js'
-import { syncDeps } from '../support/sync-store.js'
+import { standInClient, syncDeps } from '../support/sync-store.js'
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
 import { startTushareStandIn, type TushareStandIn } from '../support/tushare-stand-in.js'
 
@@ -45,19 +44,7 @@ describe('the sync keeps the trading calendar ahead through a holiday week', () 
   })
 
   const sync = (today: string, from?: string) => {
-    const client = createTushareClient({
-      url: standIn.url,
-      token: 'tok',
-      callsPerMinute: 0,
-      rateLimits: {},
-      fetch: globalThis.fetch,
-      now: () => 0,
-      sleep: async () => undefined,
-      log: silent,
-      callTimeoutMs: 10_000,
-      maxAnswerBytes: 16 * 1024 * 1024,
-      maxPages: 50,
-    })
+    const client = standInClient(standIn.url, 'tok', silent)
     return runSync(syncDeps(t, client, silent, today), { from }, new AbortController().signal)
   }
 

@@ -5,11 +5,10 @@
  */
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTushareClient } from '../../src/datasource/tushare/client.js'
 import { runSync, type SyncArgs } from '../../src/jobs/sync.job.js'
 import { captureLog } from '../support/log-capture.js'
 import { rows } from '../support/queries.js'
-import { syncDeps } from '../support/sync-store.js'
+import { standInClient, syncDeps } from '../support/sync-store.js'
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
 import { type AnswerBody, startTushareStandIn, type TushareStandIn } from '../support/tushare-stand-in.js'
 
@@ -20,19 +19,7 @@ describe('a hostile tushare answer', () => {
   let t: TestDatabase
   const captured = captureLog('warn')
   const sync = (args: SyncArgs) => {
-    const client = createTushareClient({
-      url: standIn.url,
-      token: 'tok-hostile-answers',
-      callsPerMinute: 0,
-      rateLimits: {},
-      fetch: globalThis.fetch,
-      now: () => 0,
-      sleep: async () => undefined,
-      log: captured.log,
-      callTimeoutMs: 10_000,
-      maxAnswerBytes: 16 * 1024 * 1024,
-      maxPages: 50,
-    })
+    const client = standInClient(standIn.url, 'tok-hostile-answers', captured.log)
     return runSync(syncDeps(t, client, captured.log, '2024-01-08'), args, new AbortController().signal)
   }
   const bar = `select open, high, low, close from daily_bars where code = '600519.SH' and trade_date = '2024-01-02'`

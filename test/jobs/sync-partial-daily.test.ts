@@ -5,11 +5,10 @@
  */
 import { fileURLToPath } from 'node:url'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { createTushareClient } from '../../src/datasource/tushare/client.js'
 import { runSync, type SyncArgs } from '../../src/jobs/sync.job.js'
 import { captureLog } from '../support/log-capture.js'
 import { rows } from '../support/queries.js'
-import { syncDeps } from '../support/sync-store.js'
+import { standInClient, syncDeps } from '../support/sync-store.js'
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
 import { NO_PERMISSION_MSG, startTushareStandIn, type TushareStandIn } from '../support/tushare-stand-in.js'
 
@@ -20,19 +19,7 @@ describe('a partial daily', () => {
   const stores: TestDatabase[] = []
   const captured = captureLog('warn')
   const sync = (t: TestDatabase, today: string, args: SyncArgs) => {
-    const client = createTushareClient({
-      url: standIn.url,
-      token: 'tok-partial-daily',
-      callsPerMinute: 0,
-      rateLimits: {},
-      fetch: globalThis.fetch,
-      now: () => 0,
-      sleep: async () => undefined,
-      log: captured.log,
-      callTimeoutMs: 10_000,
-      maxAnswerBytes: 16 * 1024 * 1024,
-      maxPages: 50,
-    })
+    const client = standInClient(standIn.url, 'tok-partial-daily', captured.log)
     return runSync(syncDeps(t, client, captured.log, today), args, new AbortController().signal)
   }
   const store = async () => {

@@ -1,4 +1,4 @@
-import type { TushareClient } from '../../src/datasource/tushare/client.js'
+import { createTushareClient, type TushareClient } from '../../src/datasource/tushare/client.js'
 import { importDirectory } from '../../src/jobs/import/import-job.js'
 import { silentProgress } from '../../src/jobs/progress.js'
 import type { SyncDeps } from '../../src/jobs/sync.job.js'
@@ -36,4 +36,21 @@ export function syncDeps(t: TestDatabase, client: TushareClient, log: Logger, to
     benchmark: '000300.SH',
     reportWindowDays: 5,
   }
+}
+
+/** A tushare client against a local stand-in: unpaced, no waits, a 10 s call deadline, 16 MiB answers, 50 pages. */
+export function standInClient(url: string, token: string, log: Logger): TushareClient {
+  return createTushareClient({
+    url,
+    token,
+    callsPerMinute: 0,
+    rateLimits: {},
+    fetch: globalThis.fetch,
+    now: () => 0,
+    sleep: async () => undefined,
+    log,
+    callTimeoutMs: 10_000,
+    maxAnswerBytes: 16 * 1024 * 1024,
+    maxPages: 50,
+  })
 }
