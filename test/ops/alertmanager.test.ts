@@ -10,6 +10,7 @@ import { storeRun } from '../support/chain-runs.js'
 import {
   ALERTMANAGER_FILE,
   amtool,
+  eventually,
   type PrometheusProcess,
   RULES_FILE,
   startAlertmanager,
@@ -24,21 +25,6 @@ interface Notification {
   readonly receiver: string
   readonly path: string
   readonly alerts: { status: string; labels: Record<string, string>; annotations: Record<string, string> }[]
-}
-
-/** Polls `check` until it gives a value or `ms` pass; the error says what was still missing. */
-async function eventually<T>(
-  check: () => Promise<T | undefined> | T | undefined,
-  ms: number,
-  what: string,
-): Promise<T> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const value = await check()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`${what} within ${ms} ms`)
-    await new Promise((r) => setTimeout(r, 200))
-  }
 }
 
 describe('the Alertmanager configuration', () => {

@@ -4,22 +4,18 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { storeCalendarAround } from '../support/calendar-around.js'
 import { storeRun } from '../support/chain-runs.js'
-import { type PrometheusProcess, RULES_FILE, readRules, selectedNames, startPrometheus } from '../support/prometheus.js'
+import {
+  eventually,
+  type PrometheusProcess,
+  RULES_FILE,
+  readRules,
+  selectedNames,
+  startPrometheus,
+} from '../support/prometheus.js'
 import { type ServerProcess, startServerProcess } from '../support/server-process.js'
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
 
 const iso = (ms: number) => new Date(ms).toISOString()
-
-/** Polls `check` until it gives a value or `ms` pass; the last error says what was still missing. */
-async function eventually<T>(check: () => Promise<T | undefined>, ms: number, what: string): Promise<T> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const value = await check()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`${what} within ${ms} ms`)
-    await new Promise((r) => setTimeout(r, 200))
-  }
-}
 
 describe('a real Prometheus scraping the running service with the rules loaded', () => {
   let t: TestDatabase

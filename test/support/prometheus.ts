@@ -250,3 +250,21 @@ async function startReady(
     },
   }
 }
+
+/**
+ * Polls `check` every 200 ms (a daemon's HTTP API, not a hot loop) until it gives a value or `ms` pass; the error
+ * says what was still missing.
+ */
+export async function eventually<T>(
+  check: () => Promise<T | undefined> | T | undefined,
+  ms: number,
+  what: string,
+): Promise<T> {
+  const deadline = Date.now() + ms
+  for (;;) {
+    const value = await check()
+    if (value !== undefined) return value
+    if (Date.now() > deadline) throw new Error(`${what} within ${ms} ms`)
+    await new Promise((r) => setTimeout(r, 200))
+  }
+}
