@@ -17,6 +17,7 @@ import { type BarSeries, scoreDay } from '../src/domain/scoring.js'
 import { outcomeColumns, signalIcs } from '../src/domain/signal-ic.js'
 import { learnWeights, type SignalIcDay, WEIGHT_RULES } from '../src/domain/signal-weights.js'
 import { SIGNAL_WINDOWS, type SignalValues } from '../src/domain/signals.js'
+import { nextStreaks } from '../src/domain/holding-streak.js'
 import { isEligible } from '../src/domain/tiers.js'
 import { longRunVariance, spearman } from '../src/domain/track-stats.js'
 
@@ -134,7 +135,7 @@ const last = values.to ? calendar.findLastIndex((d) => d <= values.to!) : calend
 const H = WEIGHT_RULES.horizon
 const history: SignalIcDay[] = []
 const pending: Array<{ t: number; signals: Map<string, SignalValues> }> = []
-let previousMain: ReadonlySet<string> = new Set()
+let previousMain: ReadonlyMap<string, number> = new Map()
 const report: Array<{
   date: string
   ic: number | null
@@ -218,7 +219,7 @@ for (let t = first; t <= last - H; t++) {
     uniRet: mean(scored.map((s) => s.ret)),
     turnover,
   })
-  previousMain = mainSet
+  previousMain = nextStreaks(previousMain, main)
   if ((t - first) % 25 === 0) {
     const w = Object.entries(weights)
       .filter(([, v]) => v.weight !== 0)

@@ -1,6 +1,6 @@
 /**
  * What a name is expected to earn over the book's holding horizon and what trading it costs the book (PLAN_VERSION
- * 5, issue 47; docs/research-log.md R18). The expected excess is Grinold and Kahn's α = IC · σ · √H · z, z the
+ * 5 and 6, issue 47; docs/research-log.md R18 and R19). The expected excess is Grinold and Kahn's α = IC · σ · √H · z, z the
  * score's percentile as a standard normal score; the costs are the book simulation's own (`tradingCostRate`) for one
  * place of the book at its size, the order capped at the participation cap per day. Pure.
  */
@@ -43,6 +43,8 @@ export interface TradeEdge {
   readonly buy: number
   readonly sell: number
   readonly roundTrip: number
+  /** One order of the book is within the participation cap of the name's 20-day traded value: it fills in a day. */
+  readonly fillsFirstDay: boolean
 }
 
 export interface EdgeInput {
@@ -63,5 +65,6 @@ export function tradeEdge(input: EdgeInput, date: string, bookSize: number, rule
   const piece = input.amountMa20 > 0 ? Math.min(order, rules.costs.advCap * input.amountMa20) : order
   const side = tradingCostRate({ amount20d: input.amountMa20, vol20d: sigma }, piece, rules.costs)
   const sell = side + stampDutyOn(rules.costs, date)
-  return { alpha, buy: side, sell, roundTrip: side + sell }
+  const fillsFirstDay = input.amountMa20 > 0 && order <= rules.costs.advCap * input.amountMa20
+  return { alpha, buy: side, sell, roundTrip: side + sell, fillsFirstDay }
 }

@@ -92,8 +92,8 @@ export interface BuildInput {
   readonly indexReturns: ReadonlyMap<string, number>
   /** The walk-forward weights of the day (`learnWeights`). */
   readonly weights: SignalWeights
-  /** The previous plan date's published `main` codes (who is held). */
-  readonly previousMain: ReadonlySet<string>
+  /** The previous plan date's published `main` (who is held), each code with its plan days in `main` in a row. */
+  readonly previousMain: ReadonlyMap<string, number>
   /** The book size the plan is built for, CNY: the trading costs entry and stay are weighed against. */
   readonly bookSize?: number
 }

@@ -1,10 +1,10 @@
 /**
- * Tier decision of the day (PLAN_VERSION 5): see `TIER_RULES` and `expected-edge.ts`. Pure: the build passes the
+ * Tier decision of the day (PLAN_VERSION 6): see `TIER_RULES` and `expected-edge.ts`. Pure: the build passes the
  * day's scored rows, each eligible row's expected excess and trading costs, whether the regime is weak, yesterday's
- * published `main` and why `main` must be empty, if it must.
+ * published `main` with how long each name has been in it, and why `main` must be empty, if it must.
  */
 import { TIER_RULES, type Tier } from './build-rules.js'
-import type { TradeEdge } from './expected-edge.js'
+import { EDGE_RULES, type TradeEdge } from './expected-edge.js'
 import type { TierRow } from './plan-types.js'
 import { screenReason } from './screening.js'
 
@@ -34,8 +34,8 @@ export interface Tiered<T> {
 
 export interface TierContext {
   readonly weak: boolean
-  /** Yesterday's published `main` codes. */
-  readonly previousMain: ReadonlySet<string>
+  /** Yesterday's published `main`: each code with the plan days in a row it has been in `main` (1: since yesterday). */
+  readonly previousMain: ReadonlyMap<string, number>
   /** Each eligible row's expected excess over the horizon and its trading costs at the book's size. */
   readonly edges: ReadonlyMap<string, TradeEdge>
   /** The book size the costs are for, CNY (named in the rules' words). */
@@ -75,7 +75,8 @@ interface MainPick {
 
 /**
  * Yesterday's names that still pay to hold, then (not on a weak day) entrants whose expected excess covers their
- * round trip into the free places, then switches while one pays for both its trades.
+ * round trip and whose order fills in a day into the free places, then switches while one pays for both its trades.
+ * Only a name held for the α's whole horizon can be switched out: its round trip was paid for over that horizon.
  */
 function pickMain(rows: readonly Untiered[], ctx: TierContext, slots: number, weak: boolean): MainPick {
   const edge = (r: Untiered): TradeEdge => ctx.edges.get(r.code)!
@@ -96,7 +97,7 @@ function pickMain(rows: readonly Untiered[], ctx: TierContext, slots: number, we
   if (weak) return { main: main.sort(byScore).slice(0, slots), reasons, left }
   const entrants = rows
     .filter((r) => !ctx.previousMain.has(r.code) && isEligible(r) && !blockedAtOpen(r) && ctx.edges.has(r.code))
-    .filter((r) => edge(r).alpha >= edge(r).roundTrip)
+    .filter((r) => edge(r).alpha >= edge(r).roundTrip && edge(r).fillsFirstDay)
     .sort((a, b) => edge(b).alpha - edge(b).roundTrip - (edge(a).alpha - edge(a).roundTrip) || byScore(a, b))
   const size = `${ctx.bookSize / 1e6} M CNY`
   while (main.length < slots && entrants.length > 0) {
@@ -106,9 +107,11 @@ function pickMain(rows: readonly Untiered[], ctx: TierContext, slots: number, we
     reasons.set(r.code, `entered: expected excess ${pc(e.alpha)} >= round trip ${pc(e.roundTrip)} at ${size}`)
   }
   entrants.sort((a, b) => edge(b).alpha - edge(b).buy - (edge(a).alpha - edge(a).buy) || byScore(a, b))
+  const switchable = (r: Untiered): boolean => (ctx.previousMain.get(r.code) ?? 0) >= EDGE_RULES.horizon
   for (const r of entrants) {
     let worst = -1
     for (let k = 0; k < main.length; k++) {
+      if (!switchable(main[k]!)) continue
       const e = edge(main[k]!)
       if (worst < 0 || e.alpha + e.sell < edge(main[worst]!).alpha + edge(main[worst]!).sell) worst = k
     }
@@ -139,8 +142,10 @@ function outsideRule(row: Untiered, ctx: TierContext, n: number, emptyReason: st
   if (emptyReason !== null) return `score ${f1(row.score)} >= observe ${R.observePct}; main is empty: ${emptyReason}`
   if (isEligible(row) && blockedAtOpen(row) && e && e.alpha >= e.roundTrip)
     return `score ${f1(row.score)} >= observe ${R.observePct} but ${row.flags.includes('one_word_board') ? 'a one-word board' : 'closed limit-up'} on T: not buyable at the open, no main place`
+  if (isEligible(row) && e && e.alpha >= e.roundTrip && !e.fillsFirstDay)
+    return `score ${f1(row.score)}: expected excess ${pc(e.alpha)} covers its round trip ${pc(e.roundTrip)}, but an order of ${ctx.bookSize / EDGE_RULES.places / 1e6} M CNY is above ${100 * EDGE_RULES.costs.advCap}% of its 20-day traded value: it would not fill in a day`
   if (isEligible(row) && e && e.alpha >= e.roundTrip)
-    return `score ${f1(row.score)}: expected excess ${pc(e.alpha)} covers its round trip ${pc(e.roundTrip)}, but main's ${R.mainSlots} places are taken and no switch pays`
+    return `score ${f1(row.score)}: expected excess ${pc(e.alpha)} covers its round trip ${pc(e.roundTrip)}, but main's ${R.mainSlots} places are taken and no switch pays (a name is held ${EDGE_RULES.horizon} days before it can be switched)`
   if (isEligible(row) && e)
     return `score ${f1(row.score)} >= observe ${R.observePct}; expected excess ${pc(e.alpha)} below its round trip ${pc(e.roundTrip)} at ${ctx.bookSize / 1e6} M CNY`
   return `score ${f1(row.score)} >= observe ${R.observePct} (percentile among ${n} eligible)`

@@ -34,8 +34,11 @@ export interface BuildDeps {
    * (`SignalIcRepository.history`).
    */
   readonly icHistory: (asOf: string, days: number, definitions: string) => Promise<SignalIcDay[]>
-  /** The published `main` codes of the plan date before `date` (empty when there is none). */
-  readonly previousMain: (date: string) => Promise<ReadonlySet<string>>
+  /**
+   * The published `main` of the plan date before `date` (empty when there is none), each code with the plan days in
+   * a row it has been in `main` (`heldMain`).
+   */
+  readonly previousMain: (date: string) => Promise<ReadonlyMap<string, number>>
   /** Where the bars and whole-market figures come from: the store (default), or a replay's history read once. */
   readonly history?: Pick<MarketHistory, 'bars' | 'marketInput' | 'missingBars' | 'peStats' | 'financials'>
   /** Told once the date's rows are committed. */
