@@ -13,11 +13,11 @@ import { createReadStream, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import readline from 'node:readline'
 import { parseArgs } from 'node:util'
+import { nextStreaks } from '../src/domain/holding-streak.js'
 import { type BarSeries, scoreDay } from '../src/domain/scoring.js'
 import { outcomeColumns, signalIcs } from '../src/domain/signal-ic.js'
 import { learnWeights, type SignalIcDay, WEIGHT_RULES } from '../src/domain/signal-weights.js'
 import { SIGNAL_WINDOWS, type SignalValues } from '../src/domain/signals.js'
-import { nextStreaks } from '../src/domain/holding-streak.js'
 import { isEligible } from '../src/domain/tiers.js'
 import { longRunVariance, spearman } from '../src/domain/track-stats.js'
 
@@ -189,7 +189,6 @@ for (let t = first; t <= last - H; t++) {
     return ret === null ? [] : [{ score: r.score, ret, main: r.tier === 'main' }]
   })
   const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null)
-  const mainSet = new Set(main)
   plan.push({ date, main })
   const oneDay = (rows: typeof day.rows) =>
     mean(rows.map((r) => openToOpen(r.code, t)).filter((v): v is number => v !== null))

@@ -181,6 +181,10 @@ const en = {
     'score {score}: expected excess {alpha}% covers its round trip {cost}%, but all {slots} main places are taken and no switch pays',
   'tierRule.v5_costly':
     'score {score} ≥ observe {observe}; expected excess {alpha}% below its round trip {cost}% at a {size} M CNY book',
+  'tierRule.v6_full':
+    'score {score}: expected excess {alpha}% covers its round trip {cost}%, but all {slots} main places are taken and no switch pays (a holding is kept {days} days before it can be switched)',
+  'tierRule.v6_thin':
+    'score {score}: expected excess {alpha}% covers its round trip {cost}%, but an order of {order} M CNY is above {cap}% of its 20-day traded value: it would not fill in a day',
   'logicRule.first': 'first day tracked',
   'logicRule.enter': 'score percentile EMA {ema} ≥ {enter} for {days} days',
   'logicRule.back': 'score percentile EMA back ≥ {enter} for {days} days',
@@ -534,6 +538,10 @@ const zh = {
     '评分 {score}：预期超额收益 {alpha}% 覆盖往返成本 {cost}%，但主选的 {slots} 个名额已满且换仓不划算',
   'tierRule.v5_costly':
     '评分 {score} ≥ 观察线 {observe}；预期超额收益 {alpha}% 低于 {size} 百万元组合的往返成本 {cost}%',
+  'tierRule.v6_full':
+    '评分 {score}：预期超额收益 {alpha}% 覆盖往返成本 {cost}%，但主选的 {slots} 个名额已满且换仓不划算（持仓满 {days} 日后才可换出）',
+  'tierRule.v6_thin':
+    '评分 {score}：预期超额收益 {alpha}% 覆盖往返成本 {cost}%，但 {order} 百万元的订单超过其 20 日成交额的 {cap}%：一日内无法成交',
   'logicRule.first': '首日跟踪',
   'logicRule.enter': '评分分位平滑值 {ema} ≥ {enter}，已持续 {days} 天',
   'logicRule.back': '评分分位平滑值重回 ≥ {enter}，已持续 {days} 天',

@@ -148,8 +148,10 @@ describe('weak regime shrink', () => {
 
   it('the plan counts the would-be entrants kept out on a weak day and the Markdown says so', () => {
     // the first ten rows held yesterday and worth holding; every row worth buying: a normal day fills the book
-    const held = new Set(untiered.slice(0, 10).map((r) => r.code))
-    const edges = new Map(untiered.map((r) => [r.code, { alpha: 0.02, buy: 0.005, sell: 0.006, roundTrip: 0.011 }]))
+    const held = new Map(untiered.slice(0, 10).map((r) => [r.code, 5]))
+    const edges = new Map(
+      untiered.map((r) => [r.code, { alpha: 0.02, buy: 0.005, sell: 0.006, roundTrip: 0.011, fillsFirstDay: true }]),
+    )
     const ctx = (weak: boolean) => ({ weak, previousMain: held, edges, bookSize: 100e6 })
     const weak = cutPlan(full(assignTiers(untiered, ctx(true)).rows), DEFAULT_SIZES)
     expect(weak.main).toHaveLength(10)

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { TIER_RULES } from '../../src/domain/build-rules.js'
-import { type TradeEdge, tradeEdge } from '../../src/domain/expected-edge.js'
+import { EDGE_RULES, type TradeEdge, tradeEdge } from '../../src/domain/expected-edge.js'
 import { type BarSeries, type BuildInput, scoreDay } from '../../src/domain/scoring.js'
 import { combineSignals } from '../../src/domain/signal-score.js'
 import { learnWeights, SIGNAL_PRIOR, type SignalWeights, WEIGHT_RULES } from '../../src/domain/signal-weights.js'
@@ -15,7 +15,7 @@ const calendar = Array.from({ length: 130 }, (_, i) => {
   return d.toISOString().slice(0, 10)
 })
 const T = calendar.at(-1)!
-const NO_PREVIOUS: ReadonlySet<string> = new Set()
+const NO_PREVIOUS: ReadonlyMap<string, number> = new Map()
 const PRIOR_WEIGHTS = learnWeights([], T)
 
 function series(closes: number[], options: Partial<BarSeries> = {}): BarSeries {
@@ -243,7 +243,7 @@ describe('walk-forward weights', () => {
   })
 })
 
-describe('main places: entry, stay and switch against cost (PLAN_VERSION 5)', () => {
+describe('main places: entry, stay and switch against cost (PLAN_VERSION 6)', () => {
   const rows = (scores: number[]) =>
     scores.map((score, i) => {
       const {
@@ -255,15 +255,23 @@ describe('main places: entry, stay and switch against cost (PLAN_VERSION 5)', ()
     })
   const scores = Array.from({ length: 40 }, (_, i) => roundTo(99.5 - i, 2))
   /** Hand-set edges: every row expected to lose 0.1% by default, selling costs 0.5%, buying 0.6%. */
-  const edge = (alpha: number, buy = 0.006, sell = 0.005): TradeEdge => ({ alpha, buy, sell, roundTrip: buy + sell })
+  const edge = (alpha: number, buy = 0.006, sell = 0.005, fillsFirstDay = true): TradeEdge => ({
+    alpha,
+    buy,
+    sell,
+    roundTrip: buy + sell,
+    fillsFirstDay,
+  })
+  /** Holdings have been in main for the α's whole horizon unless `heldDays` says otherwise. */
   const ctx = (
     day: ReturnType<typeof rows>,
     set: Record<number, TradeEdge>,
     previousMain: string[] = [],
     weak = false,
+    heldDays: Record<string, number> = {},
   ) => ({
     weak,
-    previousMain: new Set(previousMain),
+    previousMain: new Map(previousMain.map((code) => [code, heldDays[code] ?? EDGE_RULES.horizon])),
     bookSize: 100e6,
     edges: new Map(day.map((r, i) => [r.code, set[i] ?? edge(-0.001)])),
   })
@@ -331,6 +339,62 @@ describe('main places: entry, stay and switch against cost (PLAN_VERSION 5)', ()
     expect(tierOf(tiered, day[1]!.code).tier_rule).toMatch(/places are taken and no switch pays/)
   })
 
+  it('a holding is switched out only once it has been in main for the horizon its α is forecast over', () => {
+    const day = rows(scores)
+    const held = day.slice(20, 40).map((r) => r.code)
+    const set: Record<number, TradeEdge> = {}
+    for (let i = 20; i < 40; i++) set[i] = edge(0.01)
+    set[39] = edge(0.001) // the weakest holding; entrant 0 beats it by 1.6% >= the switch's 1.1%
+    set[38] = edge(0.002) // the next weakest
+    set[0] = edge(0.017)
+    const weakest = day[39]!.code
+    const young = assignTiers(day, ctx(day, set, held, false, { [weakest]: EDGE_RULES.horizon - 1 }))
+    // 19 days in: the weakest holding keeps its place, and the switch takes the next weakest, held 20 days
+    expect(tierOf(young, weakest)).toMatchObject({ tier: 'main' })
+    expect(tierOf(young, day[0]!.code).tier_rule).toMatch(new RegExp(`^replaced ${day[38]!.code}:`))
+    const allYoung = Object.fromEntries(held.map((code) => [code, 3]))
+    const none = assignTiers(day, ctx(day, set, held, false, allYoung))
+    expect(tierOf(none, day[0]!.code)).toMatchObject({ tier: 'observe' })
+    expect(tierOf(none, day[0]!.code).tier_rule).toMatch(
+      /no switch pays \(a name is held 20 days before it can be switched\)/,
+    )
+    expect(
+      none.rows
+        .filter((r) => r.tier === 'main')
+        .map((r) => r.code)
+        .sort(),
+    ).toEqual([...held].sort())
+  })
+
+  it('a name entered today is not switched out for a better one the same day', () => {
+    const day = rows(scores)
+    const held = day.slice(21, 40).map((r) => r.code) // 19 held at 5%: one free place
+    const set: Record<number, TradeEdge> = {}
+    for (let i = 21; i < 40; i++) set[i] = edge(0.05)
+    set[0] = edge(0.03) // 3% − 1.1% round trip = 1.9%: takes the free place
+    // 6% − (0.6% + 5% to sell) = 0.4% net of its round trip, so it comes second for the free place; but it beats
+    // entrant 0 by 3% >= 0.5% + 0.6%, the cost of selling 0 and buying it: a switch, were 0 a holding
+    set[1] = edge(0.06, 0.006, 0.05)
+    const tiered = assignTiers(day, ctx(day, set, held))
+    expect(tierOf(tiered, day[0]!.code)).toMatchObject({ tier: 'main' })
+    expect(tierOf(tiered, day[1]!.code)).toMatchObject({ tier: 'observe' })
+    expect(tiered.rows.filter((r) => r.tier === 'main')).toHaveLength(20)
+  })
+
+  it('an entrant whose order would not fill in a day within the participation cap takes no place', () => {
+    const day = rows(scores)
+    const set = { 0: edge(0.05, 0.006, 0.005, false), 1: edge(0.02) }
+    const tiered = assignTiers(day, ctx(day, set))
+    expect(tiered.rows.filter((r) => r.tier === 'main').map((r) => r.code)).toEqual([day[1]!.code])
+    expect(tierOf(tiered, day[0]!.code)).toMatchObject({ tier: 'observe' })
+    expect(tierOf(tiered, day[0]!.code).tier_rule).toBe(
+      'score 99.5: expected excess 5.00% covers its round trip 1.10%, but an order of 5 M CNY is above 5% of its 20-day traded value: it would not fill in a day',
+    )
+    // held already, the same name keeps its place: the rule is about buying
+    const held = assignTiers(day, ctx(day, set, [day[0]!.code]))
+    expect(tierOf(held, day[0]!.code)).toMatchObject({ tier: 'main' })
+  })
+
   it('a weak day takes no entrant and switches nothing, and keeps every holding that pays to hold', () => {
     const day = rows(scores)
     const held = day.slice(30, 40).map((r) => r.code)
@@ -380,6 +444,12 @@ describe('tradeEdge: expected excess and costs, worked by hand', () => {
     // 50 M a day: the order is worked at the 5% cap (2.5 M a day), each piece at a 5% share
     const thin = tradeEdge({ score: 97.725, vol20d: 0.03, amountMa20: 50e6 }, '2025-03-03', 100e6)
     expect(thin.buy).toBeCloseTo(0.00025 + 0.0005 + 0.75 * 0.03 * Math.sqrt(0.05), 10)
+    // a 5 M order fills in a day within 5% of 100 M a day or more, not of 99.9 M
+    expect(liquid.fillsFirstDay).toBe(true)
+    expect(thin.fillsFirstDay).toBe(false)
+    expect(tradeEdge({ score: 90, vol20d: 0.03, amountMa20: 100e6 }, '2025-03-03', 100e6).fillsFirstDay).toBe(true)
+    expect(tradeEdge({ score: 90, vol20d: 0.03, amountMa20: 99.9e6 }, '2025-03-03', 100e6).fillsFirstDay).toBe(false)
+    expect(tradeEdge({ score: 90, vol20d: 0.03, amountMa20: 99.9e6 }, '2025-03-03', 20e6).fillsFirstDay).toBe(true)
     // before 2023-08-28 stamp duty was 0.1%
     expect(tradeEdge({ score: 50, vol20d: null, amountMa20: 50e6 }, '2023-01-03', 100e6).alpha).toBeCloseTo(0, 12)
     expect(

@@ -14,16 +14,22 @@ const translator =
     return text.replace(/\{(\w+)\}/g, (_, name: string) => params[name] ?? '–')
   }
 
-describe('every tier rule PLAN_VERSION 5 writes has words on the page, in both languages', () => {
+describe('every tier rule PLAN_VERSION 6 writes has words on the page, in both languages', () => {
   const rows = Array.from({ length: 30 }, (_, i) => {
     const { tier: _t, tier_rule: _r, ...row } = tierRow({ code: `6${String(i + 1).padStart(5, '0')}.SH`, rank: i + 1 })
-    return { ...row, score: 99 - i, flags: i === 2 ? (['limit_up_close'] as const).slice() : [] }
+    return { ...row, score: i === 25 ? 88.5 : 99 - i, flags: i === 2 ? (['limit_up_close'] as const).slice() : [] }
   })
-  const edge = (alpha: number) => ({ alpha, buy: 0.006, sell: 0.005, roundTrip: 0.011 })
-  // 0 enters, 1 too costly, 2 closed limit-up, 3..22 held (22 switched out for 4), 23 leaves, 5.. full
+  const edge = (alpha: number, fillsFirstDay = true) => ({
+    alpha,
+    buy: 0.006,
+    sell: 0.005,
+    roundTrip: 0.011,
+    fillsFirstDay,
+  })
+  // 0 enters, 1 too costly, 2 closed limit-up, 3..22 held (22 switched out for 4), 23 leaves, 5.. full, 25 too thin
   const alphas = [0.03, 0.005, 0.03, ...Array(19).fill(0.02), 0.0, -0.008, 0.05, 0.025]
-  const edges = new Map(rows.map((r, i) => [r.code, edge(alphas[i] ?? -0.001)]))
-  const held = new Set(rows.slice(3, 24).map((r) => r.code))
+  const edges = new Map(rows.map((r, i) => [r.code, i === 25 ? edge(0.04, false) : edge(alphas[i] ?? -0.001)]))
+  const held = new Map(rows.slice(3, 24).map((r) => [r.code, 20]))
 
   it('names every rule of a normal and of a weak day (no stored English shown as it is)', () => {
     const rules = new Set<string>()
@@ -32,6 +38,7 @@ describe('every tier rule PLAN_VERSION 5 writes has words on the page, in both l
         rules.add(r.tier_rule)
     expect([...rules].some((r) => r.startsWith('replaced '))).toBe(true)
     expect([...rules].some((r) => r.startsWith('weak regime: '))).toBe(true)
+    expect([...rules].some((r) => r.endsWith('it would not fill in a day'))).toBe(true)
     for (const lang of ['en', 'zh'] as const)
       for (const rule of rules) {
         const words = tierRuleWords(translator(lang), rule)

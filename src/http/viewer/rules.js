@@ -130,6 +130,15 @@ const TIER = [
     /^score ([\d.]+): expected excess (-?[\d.]+)% covers its round trip ([\d.]+)%, but main's (\d+) places are taken and no switch pays$/,
     (t, m) => t('tierRule.v5_full', { score: m[1], alpha: m[2], cost: m[3], slots: m[4] }),
   ],
+  // PLAN_VERSION 6: a holding is switched only after the horizon; an order must fill in a day
+  [
+    /^score ([\d.]+): expected excess (-?[\d.]+)% covers its round trip ([\d.]+)%, but main's (\d+) places are taken and no switch pays \(a name is held (\d+) days before it can be switched\)$/,
+    (t, m) => t('tierRule.v6_full', { score: m[1], alpha: m[2], cost: m[3], slots: m[4], days: m[5] }),
+  ],
+  [
+    /^score ([\d.]+): expected excess (-?[\d.]+)% covers its round trip ([\d.]+)%, but an order of ([\d.]+) M CNY is above ([\d.]+)% of its 20-day traded value: it would not fill in a day$/,
+    (t, m) => t('tierRule.v6_thin', { score: m[1], alpha: m[2], cost: m[3], order: m[4], cap: m[5] }),
+  ],
   [
     /^score ([\d.]+) >= observe ([\d.]+); expected excess (-?[\d.]+)% below its round trip ([\d.]+)% at ([\d.]+) M CNY$/,
     (t, m) => t('tierRule.v5_costly', { score: m[1], observe: m[2], alpha: m[3], cost: m[4], size: m[5] }),
