@@ -43,6 +43,8 @@ export interface TradeEdge {
   readonly buy: number
   readonly sell: number
   readonly roundTrip: number
+  /** The daily volatility α and the impact were priced at. */
+  readonly vol: number
   /** One order of the book is within the participation cap of the name's 20-day traded value: it fills in a day. */
   readonly fillsFirstDay: boolean
 }
@@ -66,5 +68,5 @@ export function tradeEdge(input: EdgeInput, date: string, bookSize: number, rule
   const side = tradingCostRate({ amount20d: input.amountMa20, vol20d: sigma }, piece, rules.costs)
   const sell = side + stampDutyOn(rules.costs, date)
   const fillsFirstDay = input.amountMa20 > 0 && order <= rules.costs.advCap * input.amountMa20
-  return { alpha, buy: side, sell, roundTrip: side + sell, fillsFirstDay }
+  return { alpha, buy: side, sell, roundTrip: side + sell, vol: sigma, fillsFirstDay }
 }

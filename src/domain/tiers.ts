@@ -63,6 +63,12 @@ const f1 = (v: number): string => v.toFixed(1)
 const pc = (v: number): string => `${(100 * v).toFixed(2)}%`
 const byScore = (a: Untiered, b: Untiered): number => b.score - a.score || (a.code < b.code ? -1 : 1)
 
+/**
+ * Expected excess net of a cost per unit of the name's daily volatility: with equal weights each place adds risk in
+ * proportion to σ, and α grows with σ, so ranking by return alone fills the book with its most volatile names.
+ */
+const perRisk = (e: TradeEdge, cost: number): number => (e.alpha - cost) / e.vol
+
 /** Why each row is in `main` or left it, by code. */
 type Reasons = Map<string, string>
 
@@ -75,7 +81,8 @@ interface MainPick {
 
 /**
  * Yesterday's names that still pay to hold, then (not on a weak day) entrants whose expected excess covers their
- * round trip and whose order fills in a day into the free places, then switches while one pays for both its trades.
+ * round trip and whose order fills in a day into the free places (best net of cost per unit of risk first), then
+ * switches while one pays for both its trades.
  * Only a name held for the α's whole horizon can be switched out: its round trip was paid for over that horizon.
  */
 function pickMain(rows: readonly Untiered[], ctx: TierContext, slots: number, weak: boolean): MainPick {
@@ -98,7 +105,7 @@ function pickMain(rows: readonly Untiered[], ctx: TierContext, slots: number, we
   const entrants = rows
     .filter((r) => !ctx.previousMain.has(r.code) && isEligible(r) && !blockedAtOpen(r) && ctx.edges.has(r.code))
     .filter((r) => edge(r).alpha >= edge(r).roundTrip && edge(r).fillsFirstDay)
-    .sort((a, b) => edge(b).alpha - edge(b).roundTrip - (edge(a).alpha - edge(a).roundTrip) || byScore(a, b))
+    .sort((a, b) => perRisk(edge(b), edge(b).roundTrip) - perRisk(edge(a), edge(a).roundTrip) || byScore(a, b))
   const size = `${ctx.bookSize / 1e6} M CNY`
   while (main.length < slots && entrants.length > 0) {
     const r = entrants.shift()!
@@ -106,7 +113,7 @@ function pickMain(rows: readonly Untiered[], ctx: TierContext, slots: number, we
     main.push(r)
     reasons.set(r.code, `entered: expected excess ${pc(e.alpha)} >= round trip ${pc(e.roundTrip)} at ${size}`)
   }
-  entrants.sort((a, b) => edge(b).alpha - edge(b).buy - (edge(a).alpha - edge(a).buy) || byScore(a, b))
+  entrants.sort((a, b) => perRisk(edge(b), edge(b).buy) - perRisk(edge(a), edge(a).buy) || byScore(a, b))
   const switchable = (r: Untiered): boolean => (ctx.previousMain.get(r.code) ?? 0) >= EDGE_RULES.horizon
   for (const r of entrants) {
     let worst = -1
