@@ -199,7 +199,7 @@ for (const file of values.plan) {
           `cum net ${pct(s.cumulativeNetExcess, 1)}`,
           `max DD ${pct(s.maxDrawdown, 1)}`,
           `worst month ${s.worstMonth?.period} ${pct(s.worstMonth?.excess, 1)}`,
-          `turnover ${pct(s.turnover, 1)}`,
+          `turnover ${pct(s.turnover, 2)}`,
           `cost drag ${pct(s.costDrag, 1)}/yr`,
           `cash ${pct(s.meanCash, 1)}`,
         ].join(' | '),

@@ -150,7 +150,10 @@ describe('weak regime shrink', () => {
     // the first ten rows held yesterday and worth holding; every row worth buying: a normal day fills the book
     const held = new Map(untiered.slice(0, 10).map((r) => [r.code, 5]))
     const edges = new Map(
-      untiered.map((r) => [r.code, { alpha: 0.02, buy: 0.005, sell: 0.006, roundTrip: 0.011, fillsFirstDay: true }]),
+      untiered.map((r) => [
+        r.code,
+        { alpha: 0.02, buy: 0.005, sell: 0.006, roundTrip: 0.011, vol: 0.03, fillsFirstDay: true },
+      ]),
     )
     const ctx = (weak: boolean) => ({ weak, previousMain: held, edges, bookSize: 100e6 })
     const weak = cutPlan(full(assignTiers(untiered, ctx(true)).rows), DEFAULT_SIZES)

@@ -255,11 +255,12 @@ describe('main places: entry, stay and switch against cost (PLAN_VERSION 6)', ()
     })
   const scores = Array.from({ length: 40 }, (_, i) => roundTo(99.5 - i, 2))
   /** Hand-set edges: every row expected to lose 0.1% by default, selling costs 0.5%, buying 0.6%. */
-  const edge = (alpha: number, buy = 0.006, sell = 0.005, fillsFirstDay = true): TradeEdge => ({
+  const edge = (alpha: number, buy = 0.006, sell = 0.005, fillsFirstDay = true, vol = 0.03): TradeEdge => ({
     alpha,
     buy,
     sell,
     roundTrip: buy + sell,
+    vol,
     fillsFirstDay,
   })
   /** Holdings have been in main for the α's whole horizon unless `heldDays` says otherwise. */
@@ -292,7 +293,7 @@ describe('main places: entry, stay and switch against cost (PLAN_VERSION 6)', ()
     )
   })
 
-  it('free places go to the largest expected excess net of the round trip, not the best score', () => {
+  it('free places go to the largest expected excess net of the round trip (at equal risk), not the best score', () => {
     const day = rows(scores)
     const set: Record<number, TradeEdge> = {}
     for (let i = 0; i < 25; i++) set[i] = edge(0.012 + i * 0.001) // the worse the score, the more it is expected to earn
@@ -304,6 +305,19 @@ describe('main places: entry, stay and switch against cost (PLAN_VERSION 6)', ()
         .map((r) => r.code)
         .sort(),
     )
+  })
+
+  it('the last free place goes to the best expected excess net of cost per unit of risk, not the largest', () => {
+    const day = rows(scores)
+    const held = day.slice(21, 40).map((r) => r.code) // one free place
+    const set: Record<number, TradeEdge> = {}
+    for (let i = 21; i < 40; i++) set[i] = edge(0.035) // worth keeping: no switch pays
+    // row 0: 4% − 1.1% = 2.9% at 6% a day (0.48 per unit); row 1: 2% − 1.1% = 0.9% at 1.5% a day (0.60 per unit)
+    set[0] = edge(0.04, 0.006, 0.005, true, 0.06)
+    set[1] = edge(0.02, 0.006, 0.005, true, 0.015)
+    const tiered = assignTiers(day, ctx(day, set, held))
+    expect(tierOf(tiered, day[1]!.code)).toMatchObject({ tier: 'main' })
+    expect(tierOf(tiered, day[0]!.code)).toMatchObject({ tier: 'observe' })
   })
 
   it('a holding stays while it is expected to earn more than selling it costs, and leaves below that', () => {
@@ -445,6 +459,7 @@ describe('tradeEdge: expected excess and costs, worked by hand', () => {
     const thin = tradeEdge({ score: 97.725, vol20d: 0.03, amountMa20: 50e6 }, '2025-03-03', 100e6)
     expect(thin.buy).toBeCloseTo(0.00025 + 0.0005 + 0.75 * 0.03 * Math.sqrt(0.05), 10)
     // a 5 M order fills in a day within 5% of 100 M a day or more, not of 99.9 M
+    expect(liquid.vol).toBe(0.03)
     expect(liquid.fillsFirstDay).toBe(true)
     expect(thin.fillsFirstDay).toBe(false)
     expect(tradeEdge({ score: 90, vol20d: 0.03, amountMa20: 100e6 }, '2025-03-03', 100e6).fillsFirstDay).toBe(true)

@@ -24,6 +24,7 @@ describe('every tier rule PLAN_VERSION 6 writes has words on the page, in both l
     buy: 0.006,
     sell: 0.005,
     roundTrip: 0.011,
+    vol: 0.03,
     fillsFirstDay,
   })
   // 0 enters, 1 too costly, 2 closed limit-up, 3..22 held (22 switched out for 4), 23 leaves, 5.. full, 25 too thin
