@@ -298,7 +298,7 @@ function noModelReason(weights: SignalWeights): string | null {
 }
 
 /**
- * Tier scores for data date T (PLAN_VERSION 5): every listed stock with a bar on T gets its signals, the weighted
+ * Tier scores for data date T (PLAN_VERSION 6): every listed stock with a bar on T gets its signals, the weighted
  * sum of those it has, a score (the percentile of that sum among the day's eligible stocks, 0..100) shared out as
  * points per signal, a rank (1 = best, ties by code) and a tier.
  */

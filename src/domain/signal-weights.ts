@@ -13,7 +13,7 @@ import { SIGNAL_NAMES, type SignalName } from './signals.js'
 import { roundTo } from './stats.js'
 
 /**
- * The score's weights (PLAN_VERSION 5; issue 38, issue 47): equal weights on seven signals, signs from the A-share
+ * The score's weights (PLAN_VERSION 5 and 6; issue 38, issue 47): equal weights on seven signals, signs from the A-share
  * literature, aimed at what the top of the investable names earns rather than at a rank IC over every name.
  * - Lottery and attention are overpriced (avoid them): a high largest daily return (Bali, Cakici and Whitelaw 2011;
  *   strong in China), a high abnormal turnover, an erratic traded value, a drift from open to close and price

@@ -97,7 +97,7 @@ const TIER = [
     /^score ([\d.]+) below observe ([\d.]+) \(percentile among (\d+) eligible\)$/,
     (t, m) => t('tierRule.below_pct', { score: m[1], observe: m[2], n: m[3] }),
   ],
-  // PLAN_VERSION 5: entry, stay and switch against each trade's cost
+  // PLAN_VERSION 5 and 6: entry, stay and switch against each trade's cost
   [
     /^kept from yesterday's main: expected excess (-?[\d.]+)% >= -([\d.]+)%, the cost of selling$/,
     (t, m) => t('tierRule.v5_kept', { alpha: m[1], sell: m[2] }),
