@@ -156,7 +156,8 @@ describe('plan viewer in a real browser', () => {
   const open = (viewport = DESKTOP, locale = 'en-US') => pages.open(viewport, locale)
 
   beforeAll(async () => {
-    ;[t, demo] = await createDemoDatabase({ history: 3 })
+    // five plan days: holdings are kept 20 days (PLAN_VERSION 6), so in three days main took in no name
+    ;[t, demo] = await createDemoDatabase({ history: 5 })
     server = await serve(t, demo.env)
     browser = await launchChromium()
     pages = createPagePool(browser)
@@ -575,9 +576,19 @@ describe('plan viewer in a real browser', () => {
 
   it('marks what changed since the previous plan, equal to a SQL diff of the two dates', async () => {
     const { page, errors } = await open()
-    const latest = await loadViewer(page, `${server.base}/`)
-    const previous = dates[1]!
-    const plan = await json<Plan>(`${server.base}/plan`)
+    // the newest plan date whose main took in a name (a holding is kept 20 days, so not every day changes)
+    const changed = await sql<{ date: string; previous: string }>`
+      select to_char(d.trade_date, 'YYYY-MM-DD') as date, to_char(p.trade_date, 'YYYY-MM-DD') as previous
+      from (select distinct trade_date from stock_daily) d
+      cross join lateral (select max(trade_date) as trade_date from stock_daily where trade_date < d.trade_date) p
+      where p.trade_date is not null and exists (
+        select 1 from stock_daily n where n.trade_date = d.trade_date and n.verdict = 'main' and not exists (
+          select 1 from stock_daily o where o.trade_date = p.trade_date and o.code = n.code and o.verdict = 'main'))
+      order by d.trade_date desc limit 1`.execute(t.db)
+    expect(changed.rows).toHaveLength(1)
+    const { date: latest, previous } = changed.rows[0]!
+    expect(await loadViewer(page, `${server.base}/?date=${latest}`)).toBe(latest)
+    const plan = await json<Plan>(`${server.base}/plan?date=${latest}`)
     const diff = await sql<{ code: string; was_main: boolean; rank_delta: number | null; score_delta: number | null }>`
       select s.code,
         exists (select 1 from stock_daily d where d.code = s.code and d.trade_date = ${previous} and d.verdict = 'main') as was_main,
