@@ -69,6 +69,12 @@ const byScore = (a: Untiered, b: Untiered): number => b.score - a.score || (a.co
  */
 const perRisk = (e: TradeEdge, cost: number): number => (e.alpha - cost) / e.vol
 
+/** How long a holding has been in `main`, and so whether an entrant may replace it. */
+const heldWords = (days: number): string =>
+  days >= EDGE_RULES.horizon
+    ? `held ${EDGE_RULES.horizon} days or more: switchable`
+    : `held ${days} of ${EDGE_RULES.horizon} days: not yet switchable`
+
 /** Why each row is in `main` or left it, by code. */
 type Reasons = Map<string, string>
 
@@ -97,7 +103,7 @@ function pickMain(rows: readonly Untiered[], ctx: TierContext, slots: number, we
       main.push(r)
       reasons.set(
         r.code,
-        `kept from yesterday's main: expected excess ${pc(e.alpha)} >= -${pc(e.sell)}, the cost of selling`,
+        `kept from yesterday's main: expected excess ${pc(e.alpha)} >= -${pc(e.sell)}, the cost of selling; ${heldWords(ctx.previousMain.get(r.code)!)}`,
       )
     } else left.set(r.code, `left main: expected excess ${pc(e.alpha)} below -${pc(e.sell)}, the cost of selling`)
   }

@@ -181,6 +181,10 @@ const en = {
     'score {score}: expected excess {alpha}% covers its round trip {cost}%, but all {slots} main places are taken and no switch pays',
   'tierRule.v5_costly':
     'score {score} ≥ observe {observe}; expected excess {alpha}% below its round trip {cost}% at a {size} M CNY book',
+  'tierRule.v6_kept_switchable':
+    'kept from yesterday’s main list: expected excess {alpha}% ≥ −{sell}%, the cost of selling; held {days} days or more, so a better name may replace it',
+  'tierRule.v6_kept_young':
+    'kept from yesterday’s main list: expected excess {alpha}% ≥ −{sell}%, the cost of selling; held {days} of {horizon} days, so no name may replace it yet',
   'tierRule.v6_full':
     'score {score}: expected excess {alpha}% covers its round trip {cost}%, but all {slots} main places are taken and no switch pays (a holding is kept {days} days before it can be switched)',
   'tierRule.v6_thin':
@@ -538,6 +542,10 @@ const zh = {
     '评分 {score}：预期超额收益 {alpha}% 覆盖往返成本 {cost}%，但主选的 {slots} 个名额已满且换仓不划算',
   'tierRule.v5_costly':
     '评分 {score} ≥ 观察线 {observe}；预期超额收益 {alpha}% 低于 {size} 百万元组合的往返成本 {cost}%',
+  'tierRule.v6_kept_switchable':
+    '保留在昨日主选中：预期超额收益 {alpha}% ≥ −{sell}%（卖出成本）；已持有 {days} 日以上，可被更优股票替换',
+  'tierRule.v6_kept_young':
+    '保留在昨日主选中：预期超额收益 {alpha}% ≥ −{sell}%（卖出成本）；已持有 {days}/{horizon} 日，暂不可被替换',
   'tierRule.v6_full':
     '评分 {score}：预期超额收益 {alpha}% 覆盖往返成本 {cost}%，但主选的 {slots} 个名额已满且换仓不划算（持仓满 {days} 日后才可换出）',
   'tierRule.v6_thin':

@@ -365,6 +365,8 @@ describe('main places: entry, stay and switch against cost (PLAN_VERSION 6)', ()
     const young = assignTiers(day, ctx(day, set, held, false, { [weakest]: EDGE_RULES.horizon - 1 }))
     // 19 days in: the weakest holding keeps its place, and the switch takes the next weakest, held 20 days
     expect(tierOf(young, weakest)).toMatchObject({ tier: 'main' })
+    expect(tierOf(young, weakest).tier_rule).toMatch(/; held 19 of 20 days: not yet switchable$/)
+    expect(tierOf(young, day[20]!.code).tier_rule).toMatch(/; held 20 days or more: switchable$/)
     expect(tierOf(young, day[0]!.code).tier_rule).toMatch(new RegExp(`^replaced ${day[38]!.code}:`))
     const allYoung = Object.fromEntries(held.map((code) => [code, 3]))
     const none = assignTiers(day, ctx(day, set, held, false, allYoung))

@@ -30,7 +30,8 @@ describe('every tier rule PLAN_VERSION 6 writes has words on the page, in both l
   // 0 enters, 1 too costly, 2 closed limit-up, 3..22 held (22 switched out for 4), 23 leaves, 5.. full, 25 too thin
   const alphas = [0.03, 0.005, 0.03, ...Array(19).fill(0.02), 0.0, -0.008, 0.05, 0.025]
   const edges = new Map(rows.map((r, i) => [r.code, i === 25 ? edge(0.04, false) : edge(alphas[i] ?? -0.001)]))
-  const held = new Map(rows.slice(3, 24).map((r) => [r.code, 20]))
+  // all held the horizon but one, held 5 days (its rule says it cannot be switched yet)
+  const held = new Map(rows.slice(3, 24).map((r, i) => [r.code, i === 1 ? 5 : 20]))
 
   it('names every rule of a normal and of a weak day (no stored English shown as it is)', () => {
     const rules = new Set<string>()
@@ -40,6 +41,8 @@ describe('every tier rule PLAN_VERSION 6 writes has words on the page, in both l
     expect([...rules].some((r) => r.startsWith('replaced '))).toBe(true)
     expect([...rules].some((r) => r.startsWith('weak regime: '))).toBe(true)
     expect([...rules].some((r) => r.endsWith('it would not fill in a day'))).toBe(true)
+    expect([...rules].some((r) => r.endsWith('held 5 of 20 days: not yet switchable'))).toBe(true)
+    expect([...rules].some((r) => r.endsWith('held 20 days or more: switchable'))).toBe(true)
     for (const lang of ['en', 'zh'] as const)
       for (const rule of rules) {
         const words = tierRuleWords(translator(lang), rule)

@@ -99,6 +99,14 @@ const TIER = [
   ],
   // PLAN_VERSION 5 and 6: entry, stay and switch against each trade's cost
   [
+    /^kept from yesterday's main: expected excess (-?[\d.]+)% >= -([\d.]+)%, the cost of selling; held (\d+) days or more: switchable$/,
+    (t, m) => t('tierRule.v6_kept_switchable', { alpha: m[1], sell: m[2], days: m[3] }),
+  ],
+  [
+    /^kept from yesterday's main: expected excess (-?[\d.]+)% >= -([\d.]+)%, the cost of selling; held (\d+) of (\d+) days: not yet switchable$/,
+    (t, m) => t('tierRule.v6_kept_young', { alpha: m[1], sell: m[2], days: m[3], horizon: m[4] }),
+  ],
+  [
     /^kept from yesterday's main: expected excess (-?[\d.]+)% >= -([\d.]+)%, the cost of selling$/,
     (t, m) => t('tierRule.v5_kept', { alpha: m[1], sell: m[2] }),
   ],
