@@ -10,7 +10,6 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createOperationalSource, createServices } from '../../src/compose.js'
-import { createTushareClient } from '../../src/datasource/tushare/client.js'
 import { importDirectory } from '../../src/jobs/import/import-job.js'
 import { silentProgress } from '../../src/jobs/progress.js'
 import { runSync, type SyncArgs } from '../../src/jobs/sync.job.js'
@@ -20,7 +19,7 @@ import { createImportStore } from '../../src/storage/import.repository.js'
 import { testConfig } from '../support/config.js'
 import { captureLog } from '../support/log-capture.js'
 import { rows } from '../support/queries.js'
-import { syncDeps } from '../support/sync-store.js'
+import { standInClient, syncDeps } from '../support/sync-store.js'
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
 import { DAILY_QUOTA_MSG, startTushareStandIn, type TushareStandIn } from '../support/tushare-stand-in.js'
 
@@ -28,19 +27,7 @@ const GOLDEN = fileURLToPath(new URL('../data/tushare/bundle/', import.meta.url)
 const TOKEN = 'tok-real-api-4e2b'
 
 function sync(t: TestDatabase, url: string, log: Logger, today: string, args: SyncArgs) {
-  const client = createTushareClient({
-    url,
-    token: TOKEN,
-    callsPerMinute: 0,
-    rateLimits: {},
-    fetch: globalThis.fetch,
-    now: () => 0,
-    sleep: async () => undefined,
-    log,
-    callTimeoutMs: 10_000,
-    maxAnswerBytes: 64 * 1024 * 1024,
-    maxPages: 50,
-  })
+  const client = standInClient(url, TOKEN, log, 64 * 1024 * 1024)
   return runSync(syncDeps(t, client, log, today), args, new AbortController().signal)
 }
 

@@ -39,7 +39,12 @@ export function syncDeps(t: TestDatabase, client: TushareClient, log: Logger, to
 }
 
 /** A tushare client against a local stand-in: unpaced, no waits, a 10 s call deadline, 16 MiB answers, 50 pages. */
-export function standInClient(url: string, token: string, log: Logger): TushareClient {
+export function standInClient(
+  url: string,
+  token: string,
+  log: Logger,
+  maxAnswerBytes = 16 * 1024 * 1024,
+): TushareClient {
   return createTushareClient({
     url,
     token,
@@ -50,7 +55,7 @@ export function standInClient(url: string, token: string, log: Logger): TushareC
     sleep: async () => undefined,
     log,
     callTimeoutMs: 10_000,
-    maxAnswerBytes: 16 * 1024 * 1024,
+    maxAnswerBytes,
     maxPages: 50,
   })
 }
