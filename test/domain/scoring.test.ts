@@ -276,14 +276,16 @@ describe('main places: entry, stay and switch against cost (PLAN_VERSION 6)', ()
     bookSize: 100e6,
     edges: new Map(day.map((r, i) => [r.code, set[i] ?? edge(-0.001)])),
   })
-  const tierOf = (tiered: { rows: Array<{ code: string; tier: string; tier_rule: string }> }, code: string) =>
-    tiered.rows.find((r) => r.code === code)!
+  type TieredRows = { rows: Array<{ code: string; tier: string; tier_rule: string }> }
+  const tierOf = (tiered: TieredRows, code: string) => tiered.rows.find((r) => r.code === code)!
+  /** The codes in `main`, in the order the rows come. */
+  const mainOf = (tiered: TieredRows): string[] => tiered.rows.filter((r) => r.tier === 'main').map((r) => r.code)
 
   it('an entrant takes a free place only when its expected excess covers its round trip', () => {
     const day = rows(scores)
     // row 0: 1.0% against a 1.1% round trip (the best score, not bought); row 5: 1.2% covers it
     const tiered = assignTiers(day, ctx(day, { 0: edge(0.01), 5: edge(0.012) }))
-    expect(tiered.rows.filter((r) => r.tier === 'main').map((r) => r.code)).toEqual([day[5]!.code])
+    expect(mainOf(tiered)).toEqual([day[5]!.code])
     expect(tierOf(tiered, day[5]!.code).tier_rule).toBe(
       'entered: expected excess 1.20% >= round trip 1.10% at 100 M CNY',
     )
@@ -297,9 +299,9 @@ describe('main places: entry, stay and switch against cost (PLAN_VERSION 6)', ()
     const day = rows(scores)
     const set: Record<number, TradeEdge> = {}
     for (let i = 0; i < 25; i++) set[i] = edge(0.012 + i * 0.001) // the worse the score, the more it is expected to earn
-    const main = assignTiers(day, ctx(day, set)).rows.filter((r) => r.tier === 'main')
+    const main = mainOf(assignTiers(day, ctx(day, set)))
     expect(main).toHaveLength(TIER_RULES.mainSlots)
-    expect(main.map((r) => r.code).sort()).toEqual(
+    expect(main.sort()).toEqual(
       day
         .slice(5, 25)
         .map((r) => r.code)
@@ -341,7 +343,7 @@ describe('main places: entry, stay and switch against cost (PLAN_VERSION 6)', ()
     set[0] = edge(0.017)
     set[1] = edge(0.012)
     const tiered = assignTiers(day, ctx(day, set, held))
-    const main = tiered.rows.filter((r) => r.tier === 'main').map((r) => r.code)
+    const main = mainOf(tiered)
     expect(main).toHaveLength(20)
     expect(main).toContain(day[0]!.code)
     expect(main).not.toContain(day[39]!.code)
@@ -374,12 +376,7 @@ describe('main places: entry, stay and switch against cost (PLAN_VERSION 6)', ()
     expect(tierOf(none, day[0]!.code).tier_rule).toMatch(
       /no switch pays \(a name is held 20 days before it can be switched\)/,
     )
-    expect(
-      none.rows
-        .filter((r) => r.tier === 'main')
-        .map((r) => r.code)
-        .sort(),
-    ).toEqual([...held].sort())
+    expect(mainOf(none).sort()).toEqual([...held].sort())
   })
 
   it('a name entered today is not switched out for a better one the same day', () => {
@@ -394,14 +391,14 @@ describe('main places: entry, stay and switch against cost (PLAN_VERSION 6)', ()
     const tiered = assignTiers(day, ctx(day, set, held))
     expect(tierOf(tiered, day[0]!.code)).toMatchObject({ tier: 'main' })
     expect(tierOf(tiered, day[1]!.code)).toMatchObject({ tier: 'observe' })
-    expect(tiered.rows.filter((r) => r.tier === 'main')).toHaveLength(20)
+    expect(mainOf(tiered)).toHaveLength(20)
   })
 
   it('an entrant whose order would not fill in a day within the participation cap takes no place', () => {
     const day = rows(scores)
     const set = { 0: edge(0.05, 0.006, 0.005, false), 1: edge(0.02) }
     const tiered = assignTiers(day, ctx(day, set))
-    expect(tiered.rows.filter((r) => r.tier === 'main').map((r) => r.code)).toEqual([day[1]!.code])
+    expect(mainOf(tiered)).toEqual([day[1]!.code])
     expect(tierOf(tiered, day[0]!.code)).toMatchObject({ tier: 'observe' })
     expect(tierOf(tiered, day[0]!.code).tier_rule).toBe(
       'score 99.5: expected excess 5.00% covers its round trip 1.10%, but an order of 5 M CNY is above 5% of its 20-day traded value: it would not fill in a day',
@@ -417,18 +414,13 @@ describe('main places: entry, stay and switch against cost (PLAN_VERSION 6)', ()
     const set: Record<number, TradeEdge> = { 0: edge(0.03), 1: edge(0.03) }
     for (let i = 30; i < 40; i++) set[i] = edge(0.0)
     const weak = assignTiers(day, ctx(day, set, held, true))
-    expect(
-      weak.rows
-        .filter((r) => r.tier === 'main')
-        .map((r) => r.code)
-        .sort(),
-    ).toEqual([...held].sort())
+    expect(mainOf(weak).sort()).toEqual([...held].sort())
     expect(weak.weakDemoted).toBe(2)
     expect(tierOf(weak, day[0]!.code).tier_rule).toBe(
       'weak regime: no new entries today; expected excess 3.00% covers its round trip 1.10%: would enter on a normal day',
     )
     const normal = assignTiers(day, ctx(day, set, held))
-    expect(normal.rows.filter((r) => r.tier === 'main')).toHaveLength(12)
+    expect(mainOf(normal)).toHaveLength(12)
   })
 
   it('a name that closed limit-up on T takes no place; one already held keeps its place', () => {
