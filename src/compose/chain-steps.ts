@@ -1,5 +1,6 @@
 import type { Config } from '../config.js'
 import { EDGE_RULES } from '../domain/expected-edge.js'
+import { holdingStreaks } from '../domain/holding-streak.js'
 import { DEFAULT_BENCHMARK } from '../domain/outcomes.js'
 import { PLAN_VERSION } from '../domain/plan-version.js'
 import { WEIGHT_RULES } from '../domain/signal-weights.js'
@@ -11,7 +12,6 @@ import type { Progress } from '../jobs/progress.js'
 import { runPushPool } from '../jobs/push-pool.job.js'
 import type { WriteBehind } from '../jobs/write-behind.js'
 import type { Logger } from '../logger.js'
-import { heldMain } from '../services/held-main.js'
 import { createPlanAssembler } from '../services/plan-assembler.js'
 import type { MarketHistory } from '../storage/bar-history.js'
 import { createOutcomesRepository, type OutcomesRepository } from '../storage/outcomes.repository.js'
@@ -75,7 +75,7 @@ function buildStep(deps: ChainStepsDeps, run: StepRun, inputs: PlanInputReposito
         now: deps.now,
         history: run.history,
         icHistory: (asOf, days, definitions) => signalIc.history(WEIGHT_RULES.horizon, asOf, days, definitions),
-        previousMain: (date) => heldMain(date, EDGE_RULES.horizon, inputs),
+        previousMain: async (date) => holdingStreaks(await inputs.publishedMains(date, EDGE_RULES.horizon)),
         onBuilt: serving.forgetTiers,
         onScored: run.memo?.keepTiers,
         writeBehind: run.writeBehind?.defer,

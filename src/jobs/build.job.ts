@@ -36,7 +36,7 @@ export interface BuildDeps {
   readonly icHistory: (asOf: string, days: number, definitions: string) => Promise<SignalIcDay[]>
   /**
    * The published `main` of the plan date before `date` (empty when there is none), each code with the plan days in
-   * a row it has been in `main` (`heldMain`).
+   * a row it has been in `main` (`holdingStreaks` of `PlanInputRepository.publishedMains`).
    */
   readonly previousMain: (date: string) => Promise<ReadonlyMap<string, number>>
   /** Where the bars and whole-market figures come from: the store (default), or a replay's history read once. */

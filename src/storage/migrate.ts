@@ -14,6 +14,7 @@ import * as syncIncompleteDays from './migrations/0018-sync-incomplete-days.js'
 import * as planDayBook from './migrations/0019-plan-day-book.js'
 import * as bookFactsFollowBars from './migrations/0021-book-facts-follow-bars.js'
 import * as bookUniverse from './migrations/0022-book-universe.js'
+import * as mainRowsIndex from './migrations/0023-main-rows-index.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations are frozen in time and typed against no schema (kysely's advice)
 type AnyDb = Kysely<any>
@@ -33,6 +34,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0019-plan-day-book': planDayBook,
   '0021-book-facts-follow-bars': bookFactsFollowBars,
   '0022-book-universe': bookUniverse,
+  '0023-main-rows-index': mainRowsIndex,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }

@@ -146,6 +146,36 @@ export function createPlanInputRepository(db: Db) {
         .map((r) => r.code)
     },
 
+    /**
+     * The published `main` lists of the `days` tier dates before `date`, newest first, in one round trip; the walk
+     * stops at the first tier date whose plan was not published (holding streaks end there).
+     */
+    async publishedMains(date: IsoDate, days: number): Promise<string[][]> {
+      if (days <= 0) return []
+      // one index probe a date for the previous tier date (a loose index scan): distinct dates would read every row
+      const { rows } = await sql<{ n: number; published: boolean; code: string | null }>`
+        with recursive tier_days (trade_date, n) as (
+          select (select max(trade_date) from tier_scores where trade_date < ${date}), 1
+          union all
+          select (select max(t.trade_date) from tier_scores t where t.trade_date < d.trade_date), d.n + 1
+          from tier_days d where d.n < ${days} and d.trade_date is not null
+        )
+        select d.n, exists (select from plan_dates p where p.trade_date = d.trade_date) as published, s.code
+        from tier_days d
+        left join lateral (
+          select code, card_rank from stock_daily where trade_date = d.trade_date and verdict = 'main'
+        ) s on true
+        where d.trade_date is not null
+        order by d.n, s.card_rank, s.code`.execute(db)
+      const lists: string[][] = []
+      for (const row of rows) {
+        if (!row.published) break
+        if (lists.length < row.n) lists.push([])
+        if (row.code !== null) lists[row.n - 1]!.push(row.code)
+      }
+      return lists
+    },
+
     dailyRows(date: IsoDate, codes?: readonly string[]): Promise<StockDailyRow[]> {
       let q = db.selectFrom('stock_daily').selectAll().where('trade_date', '=', date)
       if (codes) q = q.where(codeIn(codes))

@@ -229,6 +229,21 @@ function memoPlanInputs(memo: MemoState, inputs: PlanInputRepository): PlanInput
       return [...before, ...built.filter((d) => d >= since && d <= date)]
     },
     storedMain: async (date) => memo.storedMain.get(date) ?? inputs.storedMain(date),
+    // the days this replay published from the memo (their rows may still be being written), older ones from the store
+    publishedMains: async (date, days) => {
+      const lists: string[][] = []
+      let cursor = date
+      while (lists.length < days) {
+        // a build asks before the memo knows its own date: the store's previous tier date is committed by then
+        const before =
+          memo.previousTierDate.get(cursor) ?? (cursor === date ? await inputs.previousTierDate(cursor) : undefined)
+        const main = before === undefined ? undefined : memo.storedMain.get(before)
+        if (before === undefined || main === undefined) break
+        lists.push(main)
+        cursor = before
+      }
+      return lists.length === days ? lists : [...lists, ...(await inputs.publishedMains(cursor, days - lists.length))]
+    },
     // every replayed day's rows replaced the store's for that day, so a code's newest kept row is its newest
     // stored row before any later replayed date; codes without one are read from the store
     latestDailyBefore: async (date, codes) => {

@@ -4,7 +4,7 @@ import { createDemoDatabase, type DemoMarket, WEEKS_OF_PLANS } from '../support/
 import type { TestDatabase } from '../support/test-db.js'
 
 /**
- * The chain's builds read each holding's streak from the published plans in the store (`heldMain`): over 28 chain
+ * The chain's builds read each holding's streak from the published plans in the store (`publishedMains`): over 28 chain
  * days, every kept row's words name the streak the stored plans show, and nobody is switched out before the horizon.
  */
 describe('holding streaks through the chain and the store (PLAN_VERSION 6)', () => {
