@@ -69,11 +69,11 @@ const byScore = (a: Untiered, b: Untiered): number => b.score - a.score || (a.co
  */
 const perRisk = (e: TradeEdge, cost: number): number => (e.alpha - cost) / e.vol
 
-/** How long a holding has been in `main`, and so whether an entrant may replace it. */
-const heldWords = (days: number): string =>
-  days >= EDGE_RULES.horizon
-    ? `held ${EDGE_RULES.horizon} days or more: switchable`
-    : `held ${days} of ${EDGE_RULES.horizon} days: not yet switchable`
+/** How long a holding has been in `main`, and so whether an entrant may replace it (never on a weak day). */
+const heldWords = (days: number, weak: boolean): string =>
+  days < EDGE_RULES.horizon
+    ? `held ${days} of ${EDGE_RULES.horizon} days: not yet switchable`
+    : `held ${EDGE_RULES.horizon} days or more: switchable${weak ? ', but a weak day switches nothing' : ''}`
 
 /** Why each row is in `main` or left it, by code. */
 type Reasons = Map<string, string>
@@ -103,7 +103,7 @@ function pickMain(rows: readonly Untiered[], ctx: TierContext, slots: number, we
       main.push(r)
       reasons.set(
         r.code,
-        `kept from yesterday's main: expected excess ${pc(e.alpha)} >= -${pc(e.sell)}, the cost of selling; ${heldWords(ctx.previousMain.get(r.code)!)}`,
+        `kept from yesterday's main: expected excess ${pc(e.alpha)} >= -${pc(e.sell)}, the cost of selling; ${heldWords(ctx.previousMain.get(r.code)!, weak)}`,
       )
     } else left.set(r.code, `left main: expected excess ${pc(e.alpha)} below -${pc(e.sell)}, the cost of selling`)
   }

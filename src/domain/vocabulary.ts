@@ -183,6 +183,8 @@ const en = {
     'score {score} ≥ observe {observe}; expected excess {alpha}% below its round trip {cost}% at a {size} M CNY book',
   'tierRule.v6_kept_switchable':
     'kept from yesterday’s main list: expected excess {alpha}% ≥ −{sell}%, the cost of selling; held {days} days or more, so a better name may replace it',
+  'tierRule.v6_kept_weak':
+    'kept from yesterday’s main list: expected excess {alpha}% ≥ −{sell}%, the cost of selling; held {days} days or more, so a better name may replace it, but not on a weak day',
   'tierRule.v6_kept_young':
     'kept from yesterday’s main list: expected excess {alpha}% ≥ −{sell}%, the cost of selling; held {days} of {horizon} days, so no name may replace it yet',
   'tierRule.v6_full':
@@ -544,6 +546,8 @@ const zh = {
     '评分 {score} ≥ 观察线 {observe}；预期超额收益 {alpha}% 低于 {size} 百万元组合的往返成本 {cost}%',
   'tierRule.v6_kept_switchable':
     '保留在昨日主选中：预期超额收益 {alpha}% ≥ −{sell}%（卖出成本）；已持有 {days} 日以上，可被更优股票替换',
+  'tierRule.v6_kept_weak':
+    '保留在昨日主选中：预期超额收益 {alpha}% ≥ −{sell}%（卖出成本）；已持有 {days} 日以上，可被更优股票替换，但弱势日不换仓',
   'tierRule.v6_kept_young':
     '保留在昨日主选中：预期超额收益 {alpha}% ≥ −{sell}%（卖出成本）；已持有 {days}/{horizon} 日，暂不可被替换',
   'tierRule.v6_full':

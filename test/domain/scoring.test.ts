@@ -377,6 +377,13 @@ describe('main places: entry, stay and switch against cost (PLAN_VERSION 6)', ()
       /no switch pays \(a name is held 20 days before it can be switched\)/,
     )
     expect(mainOf(none).sort()).toEqual([...held].sort())
+    // a weak day switches nothing: the holding that would go stays, and its words say why
+    const weakDay = assignTiers(day, ctx(day, set, held, true, { [weakest]: EDGE_RULES.horizon - 1 }))
+    expect(tierOf(weakDay, day[38]!.code).tier_rule).toMatch(
+      /; held 20 days or more: switchable, but a weak day switches nothing$/,
+    )
+    expect(tierOf(weakDay, weakest).tier_rule).toMatch(/; held 19 of 20 days: not yet switchable$/)
+    expect(tierOf(weakDay, day[0]!.code).tier).not.toBe('main')
   })
 
   it('a name entered today is not switched out for a better one the same day', () => {

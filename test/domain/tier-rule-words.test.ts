@@ -43,6 +43,9 @@ describe('every tier rule PLAN_VERSION 6 writes has words on the page, in both l
     expect([...rules].some((r) => r.endsWith('it would not fill in a day'))).toBe(true)
     expect([...rules].some((r) => r.endsWith('held 5 of 20 days: not yet switchable'))).toBe(true)
     expect([...rules].some((r) => r.endsWith('held 20 days or more: switchable'))).toBe(true)
+    expect(
+      [...rules].some((r) => r.endsWith('held 20 days or more: switchable, but a weak day switches nothing')),
+    ).toBe(true)
     for (const lang of ['en', 'zh'] as const)
       for (const rule of rules) {
         const words = tierRuleWords(translator(lang), rule)

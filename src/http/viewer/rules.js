@@ -103,6 +103,10 @@ const TIER = [
     (t, m) => t('tierRule.v6_kept_switchable', { alpha: m[1], sell: m[2], days: m[3] }),
   ],
   [
+    /^kept from yesterday's main: expected excess (-?[\d.]+)% >= -([\d.]+)%, the cost of selling; held (\d+) days or more: switchable, but a weak day switches nothing$/,
+    (t, m) => t('tierRule.v6_kept_weak', { alpha: m[1], sell: m[2], days: m[3] }),
+  ],
+  [
     /^kept from yesterday's main: expected excess (-?[\d.]+)% >= -([\d.]+)%, the cost of selling; held (\d+) of (\d+) days: not yet switchable$/,
     (t, m) => t('tierRule.v6_kept_young', { alpha: m[1], sell: m[2], days: m[3], horizon: m[4] }),
   ],
