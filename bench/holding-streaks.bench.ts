@@ -14,7 +14,7 @@ import { EDGE_RULES } from '../src/domain/expected-edge.js'
 import { createDb } from '../src/storage/db.js'
 import { migrateToLatest } from '../src/storage/migrate.js'
 import { createPlanInputRepository, type PlanInputRepository } from '../src/storage/plan-input.repository.js'
-import { flag, median, openScratchDatabase, timed } from './support.js'
+import { flag, isoWeekdays, median, openScratchDatabase, timed } from './support.js'
 
 const codesWanted = flag('codes', 5100)
 const daysWanted = flag('days', 120)
@@ -22,15 +22,6 @@ const rounds = flag('rounds', 20)
 const MAIN = 20
 
 const log = pino({ level: 'warn' })
-
-function weekdays(count: number): string[] {
-  const days: string[] = []
-  for (let t = Date.UTC(2025, 0, 2); days.length < count; t += 86_400_000) {
-    const weekday = new Date(t).getUTCDay()
-    if (weekday !== 0 && weekday !== 6) days.push(new Date(t).toISOString().slice(0, 10))
-  }
-  return days
-}
 
 /** The per-date walk the build used before `publishedMains`. */
 async function walkOneDateAtATime(inputs: PlanInputRepository, date: string, days: number): Promise<string[][]> {
@@ -51,7 +42,7 @@ async function main(): Promise<void> {
   try {
     await migrateToLatest(handle.db)
     const codes = Array.from({ length: codesWanted }, (_, i) => `${String(i).padStart(6, '0')}.SZ`)
-    const dates = weekdays(daysWanted + 1)
+    const dates = isoWeekdays(daysWanted + 1, '2025-01-02')
     const buildDate = dates.pop()!
     process.stdout.write(`writing ${dates.length} days × ${codes.length} codes`)
     for (const [d, date] of dates.entries()) {

@@ -26,19 +26,12 @@ import { FILE_SPECS } from '../src/storage/csv-formats.js'
 import { createDb } from '../src/storage/db.js'
 import { createImportStore } from '../src/storage/import.repository.js'
 import { migrateToLatest } from '../src/storage/migrate.js'
-import { openScratchDatabase } from './support.js'
+import { isoWeekdays, openScratchDatabase } from './support.js'
 
 const DAYS = 250
 const PREFIXES = ['600', '601', '603', '605', '000', '001', '002', '003', '300', '301', '688']
 
-function tradingDays(count: number): string[] {
-  const days: string[] = []
-  for (let t = Date.UTC(2024, 0, 2); days.length < count; t += 86_400_000) {
-    const weekday = new Date(t).getUTCDay()
-    if (weekday !== 0 && weekday !== 6) days.push(new Date(t).toISOString().slice(0, 10))
-  }
-  return days
-}
+const tradingDays = (count: number): string[] => isoWeekdays(count, '2024-01-02')
 
 /** Deterministic random walk per stock (another seed changes every row), written in ~1 MB pieces. */
 async function writeBars(file: string, rows: number, start: number): Promise<number> {

@@ -33,6 +33,16 @@ export function flag(name: string, fallback: number): number {
   return i >= 0 ? Number(process.argv[i + 1]) : fallback
 }
 
+/** `count` weekdays from `first` (UTC), as ISO dates: a synthesised market's trading days. */
+export function isoWeekdays(count: number, first: string): string[] {
+  const days: string[] = []
+  for (let t = Date.parse(`${first}T00:00:00Z`); days.length < count; t += 86_400_000) {
+    const weekday = new Date(t).getUTCDay()
+    if (weekday !== 0 && weekday !== 6) days.push(new Date(t).toISOString().slice(0, 10))
+  }
+  return days
+}
+
 export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 export const p99 = (xs: number[]): number =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.99))]!

@@ -6,6 +6,7 @@ import { copyRows, inTransaction } from '../../src/storage/copy-rows.js'
 import type { NewStockDailyRow } from '../../src/storage/schema.js'
 import { replaceStockDaily } from '../../src/storage/stock-daily.repository.js'
 import { anyText } from '../support/any-text.js'
+import { stockDailyRow } from '../support/stock-daily-rows.js'
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
 
 const COLUMNS = [
@@ -146,24 +147,16 @@ describe('COPY writer', () => {
   })
 
   it('replacing a day of daily rows that fails half-way leaves the old day as it was', async () => {
-    const row = (code: string, state: string): NewStockDailyRow => ({
-      code,
-      trade_date: '2025-03-03',
-      verdict: 'observe' as const,
-      card_rank: null,
-      plan_version: '3',
-      logic_state: state as NewStockDailyRow['logic_state'],
-      score: 50,
-      score_ema: 50,
-      score_pct: 50,
-      pct_ema: 50,
-      state_since: '2025-03-03',
-      state_rule: 'r',
-      days_in_state: 1,
-      above_days: 0,
-      absent_days: 0,
-      code_version: 'test',
-    })
+    const row = (code: string, state: string): NewStockDailyRow =>
+      stockDailyRow({
+        code,
+        trade_date: '2025-03-03',
+        plan_version: '3',
+        logic_state: state as NewStockDailyRow['logic_state'],
+        score: 50,
+        score_pct: 50,
+        pct_ema: 50,
+      })
     await replaceStockDaily(t.pool, '2025-03-03', [row('600000.SH', 'forming'), row('600001.SH', 'forming')])
     await expect(
       replaceStockDaily(t.pool, '2025-03-03', [row('600000.SH', 'confirmed'), row('600001.SH', 'no such state')]),

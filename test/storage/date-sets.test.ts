@@ -3,25 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createOutcomesRepository } from '../../src/storage/outcomes.repository.js'
 import { createPlanDayStatsRepository } from '../../src/storage/plan-day-stats.repository.js'
 import { replaceStockDaily } from '../../src/storage/stock-daily.repository.js'
+import { stockDailyRow } from '../support/stock-daily-rows.js'
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
 
 const DATES = ['2026-03-02', '2026-03-03', '2026-03-04', '2026-03-05', '2026-03-06', '2026-03-09']
 const CODES = ['600000.SH', '000001.SZ', '300750.SZ']
 
-const daily = (trade_date: string, code: string) => ({
-  code,
-  trade_date,
-  verdict: 'main' as const,
-  plan_version: '3',
-  logic_state: 'forming' as const,
-  score_ema: 50,
-  state_since: trade_date,
-  state_rule: 'r',
-  code_version: 'test',
-  days_in_state: 1,
-  above_days: 0,
-  absent_days: 0,
-})
+const daily = (trade_date: string, code: string) => stockDailyRow({ code, trade_date, verdict: 'main' })
 const outcome = (trade_date: string, horizon: number, code: string) => ({
   trade_date,
   horizon,

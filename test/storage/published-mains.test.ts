@@ -3,7 +3,7 @@ import { holdingStreaks } from '../../src/domain/holding-streak.js'
 import type { ScoredStock } from '../../src/domain/scoring.js'
 import { createPlanInputRepository } from '../../src/storage/plan-input.repository.js'
 import { createReplayMemo } from '../../src/storage/replay-memo.js'
-import type { NewStockDailyRow } from '../../src/storage/schema.js'
+import { stockDailyRow } from '../support/stock-daily-rows.js'
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js'
 
 /** Tier dates in order; each date's published `main` in card order, `null` for a tier date whose plan was not published. */
@@ -18,28 +18,11 @@ const PUBLISHED: ReadonlyArray<[string, string[] | null]> = [
 ]
 const DATES = PUBLISHED.map(([date]) => date)
 
-const daily = (trade_date: string, code: string, verdict: 'main' | 'observe', card_rank: number | null) =>
-  ({
-    code,
-    trade_date,
-    verdict,
-    card_rank,
-    plan_version: '6',
-    logic_state: 'forming',
-    score_ema: 50,
-    state_since: trade_date,
-    state_rule: 'r',
-    code_version: 'test',
-    days_in_state: 1,
-    above_days: 0,
-    absent_days: 0,
-  }) as NewStockDailyRow
-
 /** A published day's rows: its main in card order, and one observed name that is not in main. */
-const dayRows = (date: string, main: readonly string[]) => [
+const dayRows = (trade_date: string, main: readonly string[]) => [
   // written in reverse so the answer's order comes from card_rank, not from insertion
-  ...main.map((code, i) => daily(date, code, 'main', i + 1)).reverse(),
-  daily(date, 'Z.SZ', 'observe', null),
+  ...main.map((code, i) => stockDailyRow({ code, trade_date, verdict: 'main', card_rank: i + 1 })).reverse(),
+  stockDailyRow({ code: 'Z.SZ', trade_date }),
 ]
 
 describe('publishedMains: the published main lists before a date, read back in one query', () => {
