@@ -1,8 +1,8 @@
 /**
  * The build's holding-streak read (PLAN_VERSION 6): the published `main` of the 20 plan dates before a build date,
  * over a store of `--days` published days of `--codes` rows each. Baseline measured in the same run: the same lists
- * read one date at a time (`previousTierDate` + `storedMain`, 40 round trips, what the build did before
- * `publishedMains`). Prints milliseconds per read, the medians and the ratio. Not a test: it asserts nothing.
+ * read one date at a time (`previousTierDate` + `storedMain`, 40 round trips: what the build did before
+ * `publishedMains`, when `storedMain` also read each date's whole day of rows). Prints milliseconds per read, the medians and the ratio. Not a test: it asserts nothing.
  *
  *   npx tsx bench/holding-streaks.bench.ts [--codes 5100] [--days 120] [--rounds 20]
  *

@@ -134,16 +134,14 @@ export function createPlanInputRepository(db: Db) {
 
     /** The stored main list of a date in card order, or undefined when the plan job has not run for it. */
     async storedMain(date: IsoDate): Promise<string[] | undefined> {
-      const rows = await db
-        .selectFrom('stock_daily')
-        .select(['code', 'verdict', 'card_rank'])
-        .where('trade_date', '=', date)
-        .execute()
-      if (rows.length === 0) return undefined
-      return rows
-        .filter((r) => r.verdict === 'main')
-        .sort((a, b) => (a.card_rank ?? 0) - (b.card_rank ?? 0))
-        .map((r) => r.code)
+      // the main rows by their partial index, not the day's 5,000 rows
+      const { rows } = await sql<{ published: boolean; main: string[] }>`
+        select exists (select from plan_dates where trade_date = ${date}) as published,
+          array(select code from stock_daily where trade_date = ${date} and verdict = 'main' order by card_rank, code) as main`.execute(
+        db,
+      )
+      const [row] = rows
+      return row?.published ? row.main : undefined
     },
 
     /**

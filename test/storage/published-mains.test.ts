@@ -25,7 +25,7 @@ const dayRows = (trade_date: string, main: readonly string[]) => [
   stockDailyRow({ code: 'Z.SZ', trade_date }),
 ]
 
-describe('publishedMains: the published main lists before a date, read back in one query', () => {
+describe('publishedMains and storedMain: the published main lists, read by the main rows’ index', () => {
   let t: TestDatabase
   beforeAll(async () => {
     t = await createTestDatabase()
@@ -52,6 +52,14 @@ describe('publishedMains: the published main lists before a date, read back in o
     expect(await inputs.publishedMains('2026-03-04', 20)).toEqual([['A.SZ', 'B.SZ'], ['A.SZ']])
     expect(await inputs.publishedMains('2026-03-02', 20)).toEqual([])
     expect(await inputs.publishedMains('2026-03-11', 0)).toEqual([])
+  })
+
+  it('storedMain: one date’s main in card order, empty on a day whose main was empty, none where no plan was published', async () => {
+    const inputs = createPlanInputRepository(t.db)
+    expect(await inputs.storedMain('2026-03-06')).toEqual(['C.SZ', 'A.SZ', 'B.SZ'])
+    expect(await inputs.storedMain('2026-03-09')).toEqual([])
+    expect(await inputs.storedMain('2026-03-04')).toBeUndefined()
+    expect(await inputs.storedMain('2026-03-11')).toBeUndefined()
   })
 
   it('gives the holding streaks the build uses: a day with an empty main ends them, as a missing plan does', async () => {
