@@ -1,7 +1,7 @@
 /**
  * What a name is expected to earn over the book's holding horizon and what trading it costs the book (PLAN_VERSION
- * 5 to 7, issue 47; docs/research-log.md R18 to R21). The expected excess is Grinold and Kahn's α = IC · ω · √H · z, ω
- * the residual risk, z the score's percentile as a standard normal score; the costs are the book simulation's own (`tradingCostRate`) for one
+ * 5 and 6, issue 47; docs/research-log.md R18 and R19). The expected excess is Grinold and Kahn's α = IC · σ · √H · z, z the
+ * score's percentile as a standard normal score; the costs are the book simulation's own (`tradingCostRate`) for one
  * place of the book at its size, the order capped at the participation cap per day. Pure.
  */
 import { type BookCosts, DEFAULT_BOOK_COSTS, tradingCostRate } from './book.js'
@@ -43,10 +43,7 @@ export interface TradeEdge {
   readonly buy: number
   readonly sell: number
   readonly roundTrip: number
-  /**
-   * The daily risk α was priced at and the ranking divides by: the residual ω (PLAN_VERSION 7), or the total σ where
-   * ω is not measured. The impact is priced on the total σ.
-   */
+  /** The daily volatility α and the impact were priced at. */
   readonly vol: number
   /** One order of the book is within the participation cap of the name's 20-day traded value: it fills in a day. */
   readonly fillsFirstDay: boolean
@@ -57,23 +54,19 @@ export interface EdgeInput {
   readonly score: number
   /** Standard deviation of the daily returns of the last 20 traded days; null with too few. */
   readonly vol20d: number | null
-  /** Residual risk ω: sd of the last 60 daily returns' residuals on the benchmark index; null with too few. */
-  readonly residualVol: number | null
   /** 20-day mean traded value, CNY. */
   readonly amountMa20: number
 }
 
 export function tradeEdge(input: EdgeInput, date: string, bookSize: number, rules: EdgeRules = EDGE_RULES): TradeEdge {
   const sigma = input.vol20d ?? rules.fallbackVol
-  // Grinold and Kahn's volatility is the residual risk: the score forecasts the return relative to the market
-  const omega = input.residualVol ?? sigma
   const p = Math.min(100 - rules.clampPct, Math.max(rules.clampPct, input.score)) / 100
-  const alpha = rules.ic * omega * Math.sqrt(rules.horizon) * normalQuantile(p)
+  const alpha = rules.ic * sigma * Math.sqrt(rules.horizon) * normalQuantile(p)
   const order = bookSize / rules.places
   // an order above the cap is worked over several days, each at the cap: each piece pays the capped impact
   const piece = input.amountMa20 > 0 ? Math.min(order, rules.costs.advCap * input.amountMa20) : order
   const side = tradingCostRate({ amount20d: input.amountMa20, vol20d: sigma }, piece, rules.costs)
   const sell = side + stampDutyOn(rules.costs, date)
   const fillsFirstDay = input.amountMa20 > 0 && order <= rules.costs.advCap * input.amountMa20
-  return { alpha, buy: side, sell, roundTrip: side + sell, vol: omega, fillsFirstDay }
+  return { alpha, buy: side, sell, roundTrip: side + sell, vol: sigma, fillsFirstDay }
 }

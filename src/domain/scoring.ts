@@ -392,11 +392,7 @@ export function scoreDay(input: BuildInput): ScoredDay {
   for (const row of ranked) {
     if (!isEligible(row)) continue
     const vol20d = recentVolatility(input.bars.get(row.code)!, EDGE_RULES.horizon, EDGE_RULES.minReturns)
-    const residualVol = raw.get(row.code)?.idio_volatility ?? null
-    edges.set(
-      row.code,
-      tradeEdge({ score: row.score, vol20d, residualVol, amountMa20: row.amount_ma20 }, input.date, bookSize),
-    )
+    edges.set(row.code, tradeEdge({ score: row.score, vol20d, amountMa20: row.amount_ma20 }, input.date, bookSize))
   }
   const tiered = assignTiers(ranked, {
     weak: input.weakRegime === true,

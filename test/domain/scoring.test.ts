@@ -450,35 +450,26 @@ describe('main places: entry, stay and switch against cost (PLAN_VERSION 6)', ()
 
 describe('tradeEdge: expected excess and costs, worked by hand', () => {
   it('a 97.72nd percentile (z = 2) at 3% daily volatility over 20 days, traded at 100 M CNY', () => {
-    const liquid = tradeEdge({ score: 97.725, vol20d: 0.03, residualVol: null, amountMa20: 200e6 }, '2025-03-03', 100e6)
+    const liquid = tradeEdge({ score: 97.725, vol20d: 0.03, amountMa20: 200e6 }, '2025-03-03', 100e6)
     // α = 0.05 × 0.03 × √20 × 2; a 5 M order is 2.5% of 200 M: impact 0.75 × 0.03 × √0.025
     expect(liquid.alpha).toBeCloseTo(0.05 * 0.03 * Math.sqrt(20) * 2.0, 4)
     expect(liquid.buy).toBeCloseTo(0.00025 + 0.0005 + 0.75 * 0.03 * Math.sqrt(0.025), 10)
     expect(liquid.sell).toBeCloseTo(liquid.buy + 0.0005, 10)
     expect(liquid.roundTrip).toBeCloseTo(2 * liquid.buy + 0.0005, 10)
     // 50 M a day: the order is worked at the 5% cap (2.5 M a day), each piece at a 5% share
-    const thin = tradeEdge({ score: 97.725, vol20d: 0.03, residualVol: null, amountMa20: 50e6 }, '2025-03-03', 100e6)
+    const thin = tradeEdge({ score: 97.725, vol20d: 0.03, amountMa20: 50e6 }, '2025-03-03', 100e6)
     expect(thin.buy).toBeCloseTo(0.00025 + 0.0005 + 0.75 * 0.03 * Math.sqrt(0.05), 10)
     // a 5 M order fills in a day within 5% of 100 M a day or more, not of 99.9 M
     expect(liquid.vol).toBe(0.03)
     expect(liquid.fillsFirstDay).toBe(true)
     expect(thin.fillsFirstDay).toBe(false)
-    expect(
-      tradeEdge({ score: 90, vol20d: 0.03, residualVol: null, amountMa20: 100e6 }, '2025-03-03', 100e6).fillsFirstDay,
-    ).toBe(true)
-    expect(
-      tradeEdge({ score: 90, vol20d: 0.03, residualVol: null, amountMa20: 99.9e6 }, '2025-03-03', 100e6).fillsFirstDay,
-    ).toBe(false)
-    expect(
-      tradeEdge({ score: 90, vol20d: 0.03, residualVol: null, amountMa20: 99.9e6 }, '2025-03-03', 20e6).fillsFirstDay,
-    ).toBe(true)
+    expect(tradeEdge({ score: 90, vol20d: 0.03, amountMa20: 100e6 }, '2025-03-03', 100e6).fillsFirstDay).toBe(true)
+    expect(tradeEdge({ score: 90, vol20d: 0.03, amountMa20: 99.9e6 }, '2025-03-03', 100e6).fillsFirstDay).toBe(false)
+    expect(tradeEdge({ score: 90, vol20d: 0.03, amountMa20: 99.9e6 }, '2025-03-03', 20e6).fillsFirstDay).toBe(true)
     // before 2023-08-28 stamp duty was 0.1%
+    expect(tradeEdge({ score: 50, vol20d: null, amountMa20: 50e6 }, '2023-01-03', 100e6).alpha).toBeCloseTo(0, 12)
     expect(
-      tradeEdge({ score: 50, vol20d: null, residualVol: null, amountMa20: 50e6 }, '2023-01-03', 100e6).alpha,
-    ).toBeCloseTo(0, 12)
-    expect(
-      tradeEdge({ score: 60, vol20d: 0.03, residualVol: null, amountMa20: 200e6 }, '2023-01-03', 100e6).sell -
-        liquid.sell,
+      tradeEdge({ score: 60, vol20d: 0.03, amountMa20: 200e6 }, '2023-01-03', 100e6).sell - liquid.sell,
     ).toBeCloseTo(0.0005, 10)
   })
 })
