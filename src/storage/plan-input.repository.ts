@@ -135,11 +135,10 @@ export function createPlanInputRepository(db: Db) {
     /** The stored main list of a date in card order, or undefined when the plan job has not run for it. */
     async storedMain(date: IsoDate): Promise<string[] | undefined> {
       // the main rows by their partial index, not the day's 5,000 rows
-      const { rows } = await sql<{ published: boolean; main: string[] }>`
+      const read = sql<{ published: boolean; main: string[] }>`
         select exists (select from plan_dates where trade_date = ${date}) as published,
-          array(select code from stock_daily where trade_date = ${date} and verdict = 'main' order by card_rank, code) as main`.execute(
-        db,
-      )
+          array(select code from stock_daily where trade_date = ${date} and verdict = 'main' order by card_rank, code) as main`
+      const { rows } = await read.execute(db)
       const [row] = rows
       return row?.published ? row.main : undefined
     },
