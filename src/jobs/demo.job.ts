@@ -74,14 +74,15 @@ export async function runDemo(
   const dir = demoMarketDir(services.config.demoDataDir)
   if (!args.regenerate) {
     const reused = await isReusable(services, dir, args)
-    // a demo loaded before it stored its calendar gets it now
-    if (reused) await storeDemoCalendar(store, reused.lastDate, reused.days)
-    if (reused)
+    if (reused) {
+      // a demo loaded before it stored its calendar gets it now
+      await storeDemoCalendar(store, reused.lastDate, reused.days)
       return {
         summary: `demo ${reused.lastDate}: reusing the imported demo market in ${dir}`,
         lastDate: reused.lastDate,
         reused: true,
       }
+    }
   }
   const generated = await generateDemoMarket(dir, args, progress)
   await importDirectory(
