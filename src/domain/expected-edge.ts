@@ -1,7 +1,7 @@
 /**
  * What a name is expected to earn over the book's holding horizon and what trading it costs the book (PLAN_VERSION
- * 5 and 6, issue 47; docs/research-log.md R18 and R19). The expected excess is Grinold and Kahn's α = IC · σ · √H · z, z the
- * score's percentile as a standard normal score; the costs are the book simulation's own (`tradingCostRate`) for one
+ * 5 and 6, issue 47; docs/research-log.md R18 to R20). The expected excess is Grinold and Kahn's α = IC · σ · √H · z,
+ * z the score's percentile as a standard normal score; the costs are the book simulation's own (`tradingCostRate`) for one
  * place of the book at its size, the order capped at the participation cap per day. Pure.
  */
 import { type BookCosts, DEFAULT_BOOK_COSTS, tradingCostRate } from './book.js'
