@@ -51,7 +51,15 @@ async function main(): Promise<void> {
       await handle.db
         .insertInto('tier_scores')
         .values(
-          codes.map((code, i) => ({ trade_date: date, code, score: 50, rank: i + 1, tier: 'reject', build_id: 'b' })),
+          codes.map((code, i) => ({
+            trade_date: date,
+            code,
+            score: 50,
+            rank: i + 1,
+            tier: 'reject',
+            build_id: 'b',
+            graph_evidence: '[]',
+          })),
         )
         .execute()
       await handle.db
@@ -67,6 +75,9 @@ async function main(): Promise<void> {
             score_ema: 50,
             state_since: date,
             state_rule: 'r',
+            days_in_state: 1,
+            above_days: 0,
+            absent_days: 0,
             code_version: 'bench',
           })),
         )

@@ -6,6 +6,7 @@
  * (`bookAttribution`) and the cost sensitivity table (`costSensitivity`).
  *
  *   npx tsx scripts/book-of-plan.ts --dir BUNDLE --plan PLAN.json [--plan OTHER.json ...] [--attempts N]
+ *     [--sizes 20,100,300]   (book sizes in M CNY; the attribution and the sensitivity table are at 100 M)
  *
  * The bundle's prices are forward-adjusted (adj 1); limit prices come from the previous adjusted close
  * (`limitPrices`); no stock counts as ST (the set has no ST history) and the set has no listing dates, so a name's
@@ -36,10 +37,14 @@ const { values } = parseArgs({
     dir: { type: 'string' },
     plan: { type: 'string', multiple: true },
     attempts: { type: 'string' },
+    sizes: { type: 'string' },
   },
 })
 if (!values.dir || !values.plan?.length) throw new Error('usage: --dir BUNDLE --plan PLAN.json [--plan ...]')
 const attempts = values.attempts ? Number(values.attempts) : RESEARCH_ATTEMPTS
+const bookSizes = values.sizes ? values.sizes.split(',').map((m) => Number(m) * 1e6) : [...BOOK_SIZES]
+if (bookSizes.some((size) => !(size > 0)))
+  throw new Error(`--sizes takes book sizes in M CNY separated by commas, e.g. 20,100,300; got ${values.sizes}`)
 const iso = (d: string) => `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6, 8)}`
 
 async function* csv(file: string): AsyncGenerator<string[]> {
@@ -184,7 +189,7 @@ for (const file of values.plan) {
   console.log(
     `${path.basename(file)}: ${plan.length} plan days, main names a day min ${Math.min(...holds)} / median ${[...holds].sort((a, b) => a - b)[Math.floor(holds.length / 2)]} / max ${Math.max(...holds)}, days with >= 10: ${pct(holds.filter((n) => n >= 10).length / holds.length, 1)}; universe ${Math.round(names / Math.max(1, universe.size))} names a day`,
   )
-  for (const bookSize of BOOK_SIZES) {
+  for (const bookSize of bookSizes) {
     const days = simulateBook(plan, market, { depth: 20, bookSize, costs: DEFAULT_BOOK_COSTS })
     for (const pick of ['universe', 'benchmark'] as const) {
       const s = summariseBook(days, pick)

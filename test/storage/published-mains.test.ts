@@ -25,15 +25,16 @@ const dayRows = (trade_date: string, main: readonly string[]) => [
   stockDailyRow({ code: 'Z.SZ', trade_date }),
 ]
 
+/** One tier row, so that the date counts as a tier date. */
+const tierDateRow = (date: string) =>
+  ({ trade_date: date, code: 'A.SZ', score: 50, rank: 1, tier: 'main', build_id: 'b', graph_evidence: '[]' }) as const
+
 describe('publishedMains and storedMain: the published main lists, read by the main rows’ index', () => {
   let t: TestDatabase
   beforeAll(async () => {
     t = await createTestDatabase()
     for (const [date, main] of PUBLISHED) {
-      await t.db
-        .insertInto('tier_scores')
-        .values({ trade_date: date, code: 'A.SZ', score: 50, rank: 1, tier: 'main', build_id: 'b' })
-        .execute()
+      await t.db.insertInto('tier_scores').values(tierDateRow(date)).execute()
       if (main !== null) await t.db.insertInto('stock_daily').values(dayRows(date, main)).execute()
     }
   })
@@ -91,10 +92,7 @@ describe('publishedMains and storedMain: the published main lists, read by the m
     const inputs = createPlanInputRepository(t.db)
     // a replay's tier rows are committed before its next day's build; its published rows are kept in the memo only
     for (const date of ['2026-03-11', '2026-03-12'])
-      await t.db
-        .insertInto('tier_scores')
-        .values({ trade_date: date, code: 'A.SZ', score: 50, rank: 1, tier: 'main', build_id: 'b' })
-        .execute()
+      await t.db.insertInto('tier_scores').values(tierDateRow(date)).execute()
     const memo = createReplayMemo()
     memo.keepTiers('2026-03-11', [{ code: 'A.SZ', rank: 1 } as unknown as ScoredStock])
     memo.keepDaily('2026-03-11', dayRows('2026-03-11', ['D.SZ']), 'normal')
