@@ -100,4 +100,4 @@ export function universeDay(names: readonly UniverseName[], target: readonly str
 
 /** The rule in words, for the report, the page and the docs. */
 export const UNIVERSE_RULE =
-  'equal weights over the names eligible on the plan day (traded, not ST, listed at least 60 trading days, 20-day mean traded value at least 50 M CNY); held overnight, rebalanced at the next open into the names buyable then (not opening at the limit up), marked at the close: the same day as the book, without costs'
+  'equal weights over the names eligible on the plan day (A shares, traded, not ST, listed at least 60 trading days, 20-day mean traded value at least 50 M CNY); held overnight, rebalanced at the next open into the names buyable then (not opening at the limit up), marked at the close: the same day as the book, without costs'

@@ -282,7 +282,7 @@ const en = {
   'tr.book_basis':
     "Each plan day's main (first {depth} names) in equal weights, bought and sold at the next open: an entrant opening at its limit up is not bought, a leaver opening at its limit down or suspended is carried. {from} – {to}, {days} trading days. Costs: commission {commission} a side, stamp duty on sells by trade date, half-spread {spread}, square-root impact (Y = {impact}), orders at most {cap} of 20-day traded value (the rest on later days). Headline baseline: {universe}.",
   'tr.book_universe':
-    'the investable universe in equal weights, on the same day as the book: the names eligible on the plan day (traded, not ST, listed at least 60 trading days, 20-day mean traded value at least 50 M CNY), held overnight, rebalanced at the next open into those buyable then (not opening at the limit up), marked at the close, without costs',
+    'the investable universe in equal weights, on the same day as the book: the names eligible on the plan day (A shares, traded, not ST, listed at least 60 trading days, 20-day mean traded value at least 50 M CNY), held overnight, rebalanced at the next open into those buyable then (not opening at the limit up), marked at the close, without costs',
   'tr.book_curve': 'net value over the investable universe',
   'tr.book_curve_bench': 'net value over {bench} (a price index)',
   'tr.book_x_axis': 'trading day (bought at its open, marked at its close)',
@@ -643,7 +643,7 @@ const zh = {
   'tr.book_basis':
     '每个计划日的主选（前 {depth} 只）等权持有，下一交易日开盘买卖：开盘涨停的新进股票不买，开盘跌停或停牌的退出股票继续持有。{from} – {to}，{days} 个交易日。成本：佣金每边 {commission}，卖出印花税按成交日，半价差 {spread}，平方根冲击（Y = {impact}），单笔不超过 20 日成交额的 {cap}（其余留待之后的交易日）。主要基准：{universe}。',
   'tr.book_universe':
-    '可投资全市场等权，与组合同一交易日计算：计划日符合条件的股票（有成交、非 ST、上市至少 60 个交易日、20 日平均成交额不低于 5000 万元）隔夜持有，下一交易日开盘调整为当时可买入的股票（开盘涨停的不买），按收盘估值，不计成本',
+    '可投资全市场等权，与组合同一交易日计算：计划日符合条件的股票（A 股、有成交、非 ST、上市至少 60 个交易日、20 日平均成交额不低于 5000 万元）隔夜持有，下一交易日开盘调整为当时可买入的股票（开盘涨停的不买），按收盘估值，不计成本',
   'tr.book_curve': '相对可投资全市场的净值',
   'tr.book_curve_bench': '相对 {bench} 的净值（价格指数）',
   'tr.book_x_axis': '交易日（开盘买入，收盘估值）',
