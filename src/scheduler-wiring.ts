@@ -40,7 +40,7 @@ export function createScheduler(
   const step =
     (name: 'build' | 'plan' | 'push-pool'): RunHandler =>
     (args, ctx) =>
-      runCliJob([name, ...dateArgs(args.date)], env, ctx)
+      runCliJob([name, '--no-record', ...dateArgs(args.date)], env, ctx)
   const handlers: Record<HandlerName, RunHandler> = {
     dailyPlanChain: (args, ctx) =>
       runCliJob(

@@ -4,11 +4,12 @@ import type { Db } from '../storage/db.js'
 import { createRunStore } from '../storage/run.repository.js'
 
 /**
- * A CLI `chain` run's record, written when it ends (a run record left `running` would look like a dead executor's
- * orphan): its step lines as the scheduler keeps them, so a rerun by hand (the runbook's fix) counts as the step's
- * last success or failure in /metrics. Writing it never fails the command: a store that refuses it is said on stderr.
+ * A CLI run's record (`chain`, or one step: `build`, `plan`, `push-pool`), written when it ends (a run record left
+ * `running` would look like a dead executor's orphan): its step lines as the scheduler keeps them, so a rerun by hand
+ * (the runbook's fix) counts as the step's last success or failure in /metrics. Writing it never fails the command: a
+ * store that refuses it is said on stderr.
  */
-export async function startCliRunRecord(db: Db, date: string | undefined) {
+export async function startCliRunRecord(db: Db, command: string, date: string | undefined) {
   const startedAt = new Date()
   const lines: { at: Date; step: string; text: string }[] = []
   let lastStep: string | null = null
@@ -22,7 +23,7 @@ export async function startCliRunRecord(db: Db, date: string | undefined) {
       const message = outcome.ok ? outcome.summary : String((outcome.error as Error)?.message ?? outcome.error)
       try {
         await createRunStore(db).recordCliRun({
-          handler: 'cli:chain',
+          handler: `cli:${command}`,
           params: JSON.stringify(date === undefined ? {} : { tradeDate: date }),
           ownerId: `cli:${os.hostname()}:${process.pid}`,
           status: outcome.ok ? 'succeeded' : 'failed',

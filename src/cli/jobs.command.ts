@@ -38,15 +38,23 @@ export function registerJobCommands(program: Command): void {
       .command(name)
       .description(description)
       .option('--date <YYYY-MM-DD>', 'data date (default: the latest the data allows)', parseIsoDate)
-      .action(async (opts: { date?: string }) =>
+      .option('--no-record', "keep no run record (the scheduler's child: the scheduler keeps its own)")
+      .action(async (opts: { date?: string; record: boolean }) =>
         (await import('./context.js')).withContext(async ({ services, signal }) => {
           // a single step has no boundary to stop at: it finishes (the service's drain time bounds it)
           const drain = onDrainRequest(name, 'finishing this step')
+          const record = opts.record ? await startCliRunRecord(services.store.db, name, opts.date) : undefined
           try {
             process.stderr.write(`${formatStepLine(name, 'start')}\n`)
+            record?.step(name, 'start')
             const result = await services.steps[name]({ date: opts.date }, signal)
             process.stderr.write(`${formatStepLine(name, 'ok', result.summary)}\n`)
+            record?.step(name, 'ok', result.summary)
+            await record?.finish({ ok: true, summary: result.summary })
             printSummary(result.summary)
+          } catch (err) {
+            await record?.finish({ ok: false, error: err })
+            throw err
           } finally {
             drain.stop()
           }
@@ -64,7 +72,7 @@ export function registerJobCommands(program: Command): void {
     .action(async (opts: { date?: string; wait: boolean; record: boolean }) =>
       (await import('./context.js')).withContext(async ({ services, signal }) => {
         const drain = onDrainRequest('chain', 'stopping before the next step')
-        const record = opts.record ? await startCliRunRecord(services.store.db, opts.date) : undefined
+        const record = opts.record ? await startCliRunRecord(services.store.db, 'chain', opts.date) : undefined
         try {
           const result = await services.chain({ date: opts.date }, signal, {
             refuseIfBusy: !opts.wait,

@@ -67,15 +67,15 @@ export function registerOperationalMetrics(registry: Registry, source: () => Sou
   )
   new Gauge({
     name: 'stockplan_plan_rows',
-    help: "Rows of the latest published plan's default cut by list (main, observe) and codes of its pool file (pool; NaN without one)",
+    help: "Rows of the latest plan's default cut by list (main, observe; NaN until the plan step has written the date) and codes of its pool file (pool; NaN without one)",
     labelNames: ['list'],
     registers: [registry],
     async collect() {
       const readings = await source()?.readings()
       if (!readings) return
       const rows = readings.planRows
-      this.set({ list: 'main' }, rows.main)
-      this.set({ list: 'observe' }, rows.observe)
+      this.set({ list: 'main' }, rows.main ?? Number.NaN)
+      this.set({ list: 'observe' }, rows.observe ?? Number.NaN)
       this.set({ list: 'pool' }, rows.pool ?? Number.NaN)
     },
   })

@@ -20,8 +20,11 @@ export interface OperationalReadings {
   readonly oldestIncompleteSyncedDay: string | undefined
   /** Open days of the stored calendar after today (Shanghai). */
   readonly futureSessions: number
-  /** The latest published plan's lists, and its pool's size (undefined: no pool file for it). */
-  readonly planRows: PlanRows & { readonly pool: number | undefined }
+  /**
+   * The latest plan's lists (undefined until the plan step has written its daily rows), and its pool's size
+   * (undefined: no pool file for it).
+   */
+  readonly planRows: Partial<PlanRows> & { readonly pool: number | undefined }
 }
 
 export interface ReadingTimings {
@@ -42,7 +45,7 @@ const NOTHING_READ = {
   outbox: { depth: 0, oldestCreatedAt: undefined },
   oldestIncompleteSyncedDay: undefined,
   futureSessions: 0,
-  planRows: { main: 0, observe: 0, pool: undefined },
+  planRows: { main: undefined, observe: undefined, pool: undefined },
 } as const
 
 /**
@@ -87,7 +90,7 @@ export function createOperationalReadings(deps: {
       outbox,
       oldestIncompleteSyncedDay,
       futureSessions,
-      planRows: { main: rows.main, observe: rows.observe, pool },
+      planRows: { main: rows?.main, observe: rows?.observe, pool },
     }
   }
 

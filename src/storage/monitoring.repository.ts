@@ -30,7 +30,8 @@ export interface MonitoringRepository {
   calendarWindow(from: string, to: string): Promise<CalendarWindow>
   /** Open days of the stored calendar after `today`: the sessions known ahead. */
   futureSessions(today: string): Promise<number>
-  planRows(date: string): Promise<PlanRows>
+  /** undefined: the plan step has not written the date's daily rows (a build published its tier rows before it). */
+  planRows(date: string): Promise<PlanRows | undefined>
   /** The oldest trading day a sync stored incomplete and has not completed since. */
   oldestIncompleteSyncedDay(): Promise<string | undefined>
   /** Per step of the scheduler's runs created since `since` (the run log's `[step] start` / `[step] ok` lines). */
@@ -72,15 +73,12 @@ export function createMonitoringRepository(db: Db): MonitoringRepository {
     },
 
     async planRows(date) {
-      const rows = await db
-        .selectFrom('stock_daily')
-        .select(['verdict', (eb) => eb.fn.countAll<string>().as('n')])
-        .where('trade_date', '=', date)
-        .where('verdict', 'in', ['main', 'observe'])
-        .groupBy('verdict')
-        .execute()
-      const count = (verdict: string) => Number(rows.find((r) => r.verdict === verdict)?.n ?? 0)
-      return { main: count('main'), observe: count('observe') }
+      const { rows } = await sql<{ published: boolean; main: string; observe: string }>`
+        select exists (select from plan_dates where trade_date = ${date}) as published,
+          count(*) filter (where verdict = 'main') as main, count(*) filter (where verdict = 'observe') as observe
+        from stock_daily where trade_date = ${date} and verdict in ('main', 'observe')`.execute(db)
+      const row = rows[0]
+      return row?.published ? { main: Number(row.main), observe: Number(row.observe) } : undefined
     },
 
     async oldestIncompleteSyncedDay() {

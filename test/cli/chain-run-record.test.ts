@@ -76,6 +76,31 @@ describe('a CLI chain run leaves a run record', () => {
     expect(await rows(t, 'select count(*)::int as n from callback_outbox')).toEqual([{ n: 0 }])
   })
 
+  it("one step by hand (the runbook's push-pool fix) records its run too, and its success clears its failure", async () => {
+    const date = demo.planned.at(-1)!
+    const pushPool = (args: string[]) =>
+      runCli(['push-pool', ...args], { ...demo.env, DATABASE_URL: t.url }, { timeoutMs: 120_000 })
+    const stepRuns = () =>
+      rows(t, `select handler, status, step from chain_runs where handler = 'cli:push-pool' order by log_id desc`)
+    const since = new Date(Date.now() - 3_600_000)
+    const failed = await pushPool(['--date', '2026-11-21'])
+    expect(failed.code, failed.output).toBe(1)
+    expect(await stepRuns()).toEqual([{ handler: 'cli:push-pool', status: 'failed', step: 'push-pool' }])
+    const afterFailure = (await createMonitoringRepository(t.db).chainSteps(since)).find((s) => s.step === 'push-pool')!
+    const failedAt = afterFailure.lastFailureAt!.getTime()
+    expect(afterFailure.lastSuccessAt === undefined || afterFailure.lastSuccessAt.getTime() < failedAt).toBe(true)
+
+    const rerun = await pushPool(['--date', date])
+    expect(rerun.code, rerun.output).toBe(0)
+    expect((await stepRuns()).at(-1)).toEqual({ handler: 'cli:push-pool', status: 'succeeded', step: 'push-pool' })
+    const after = (await createMonitoringRepository(t.db).chainSteps(since)).find((s) => s.step === 'push-pool')!
+    expect(after.lastSuccessAt!.getTime()).toBeGreaterThan(failedAt)
+
+    const quiet = await pushPool(['--no-record', '--date', date])
+    expect(quiet.code, quiet.output).toBe(0)
+    expect(await stepRuns()).toHaveLength(2)
+  })
+
   it('keeps none with --no-record, as the scheduler runs it', async () => {
     const before = (await runs()).length
     const run = await chain(['--no-record', '--date', demo.planned.at(-1)!])

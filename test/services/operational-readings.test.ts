@@ -115,7 +115,13 @@ describe('the store readings behind /metrics', () => {
     expect(await repo.futureSessions('2026-10-08')).toBe(2)
     expect(await repo.futureSessions('2026-10-09')).toBe(1)
     expect(await repo.futureSessions('2026-10-12')).toBe(0)
-    expect(await repo.planRows('2026-09-30')).toEqual({ main: 0, observe: 0 })
+    // nothing written by the plan step for the date (a build's tier rows may be out): no counts, not zero
+    expect(await repo.planRows('2026-09-30')).toBeUndefined()
+    await sql`insert into stock_daily (code, trade_date, verdict, plan_version, logic_state, score_ema, state_since,
+        state_rule, days_in_state, above_days, absent_days, code_version)
+      values ('600009.SH', '2026-09-29', 'reject', '6', 'forming', 0, '2026-09-29', '', 0, 0, 0, 'test')`.execute(t.db)
+    // written, with nothing in its lists: an empty plan, which the alert must see
+    expect(await repo.planRows('2026-09-29')).toEqual({ main: 0, observe: 0 })
     await sql`insert into stock_daily (code, trade_date, verdict, plan_version, logic_state, score_ema, state_since,
         state_rule, days_in_state, above_days, absent_days, code_version)
       select code, '2026-09-30', verdict, '4', 'forming', 0, '2026-09-30', '', 0, 0, 0, 'test'
@@ -140,7 +146,7 @@ describe('the store readings behind /metrics', () => {
       latestPlanDate: '2026-09-30',
       oldestIncompleteSyncedDay: undefined,
       futureSessions: 1,
-      planRows: { main: 0, observe: 0, pool: 12 },
+      planRows: { main: undefined, observe: undefined, pool: 12 },
     })
     expect(first.due.expectedDate).toBe('2026-09-30') // Friday 2026-10-09 09:00, after the National Day holiday
     expect(first.due.nextDate).toBe('2026-09-30') // and the session that closes at 15:00 needs its own next
