@@ -42,7 +42,7 @@ const BRACKETED_IPV6 = /\[[0-9a-f:.]+(?:%[\w.-]+)?\](?::\d{1,5})?/gi
 // node writes an IPv6 peer and its port as `::1:5432`; a clock time (`12:30:45`) has neither `::` nor 4 colons
 const BARE_IPV6 = /(?<![\w:.])(?:[0-9a-f]{0,4}:){2,8}[0-9a-f]{0,4}(?:%[\w.-]+)?(?![\w:.])/gi
 /** The peer named by a socket error (`connect ECONNREFUSED db.lan:5432`, `getaddrinfo ENOTFOUND db.lan`). */
-const SOCKET_PEER = /\b((?:connect|getaddrinfo|read|write) E[A-Z]+) (?!\*\*\*)[^\s;,)]+/g
+const SOCKET_PEER = /\b((?:connect|getaddrinfo|read|write) E[A-Z_]+) (?!\*\*\*)[^\s;,)]+/g
 
 /**
  * `text` with every network address in it (an IPv4 or IPv6 literal with its port, the host a socket error names)

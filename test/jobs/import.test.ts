@@ -512,6 +512,16 @@ describe('row parser', () => {
     }
   }
 
+  it('quotes a bad value at most 40 characters long, its control characters escaped, however large the cell', () => {
+    const bar = 'ts_code,trade_date,open,high,low,close,pre_close,change,pct_chg,vol,amount'
+    const hostile = `\u001b[2J\u001b]0;owned\u0007${'x'.repeat(2_000_000)}`
+    const message = parse('tushare', 'daily.csv', bar, `600519.SH,20240102,1,2,1,${hostile},1,0,0,1,1`) as string
+    expect(message).toBe(
+      `close "\\u{1b}[2J\\u{1b}]0;owned\\u{7}${'x'.repeat(26)}… (1999974 more characters)" is not a number`,
+    )
+    expect(message).not.toMatch(/\p{Cc}/u)
+  })
+
   it('checks ranges, booleans, integers and index codes', () => {
     expect(parse('native', 'theme_edges.csv', 'theme,segment,code,weight', 't,s,600519,1.5')).toBe(
       'weight 1.5 is outside 0..1',

@@ -31,6 +31,8 @@ describe('withoutAddresses', () => {
       ['connect ETIMEDOUT [fe80::1%eth0]:5432', 'connect ETIMEDOUT ***'],
       ['read ECONNRESET 2001:db8:0:0:1:0:0:1:5432', 'read ECONNRESET ***'],
       ['getaddrinfo ENOTFOUND db.internal.lan', 'getaddrinfo ENOTFOUND ***'],
+      // the resolver itself down: its codes carry an underscore
+      ['getaddrinfo EAI_AGAIN db.internal.corp', 'getaddrinfo EAI_AGAIN ***'],
       [
         'no pg_hba.conf entry for host "10.1.2.3", user "stockplan"',
         'no pg_hba.conf entry for host "***", user "stockplan"',

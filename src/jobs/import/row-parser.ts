@@ -3,9 +3,16 @@
  * becomes canonical PostgreSQL text cells (ISO dates, decimal numbers with units applied, `t`/`f`,
  * canonical codes) or a RowError whose message is the reason shown after `file:line:`.
  */
+import { shownText } from '../../datasource/tushare/shown-text.js'
 import { type Board, type Exchange, type ParsedCode, parseCode, parseTsCode } from '../../domain/codes.js'
 import { type ColumnSpec, type FileSpec, sourceOf } from '../../storage/csv-formats.js'
 import type { Cell } from '../../storage/import-staging.js'
+
+/**
+ * A value from the file as it may go into an error message (and from there a run log or a terminal): a file, or a
+ * tushare answer synced through this parser, can hold a cell of megabytes or with control characters.
+ */
+const shown = (raw: unknown): string => shownText(raw, 40)
 
 export class RowError extends Error {
   override name = 'RowError'
@@ -115,14 +122,14 @@ function numberConverter(column: ColumnSpec, label: string): Convert {
   const { factor, min, max } = column
   const exponent = decimalShift(column)
   return (raw) => {
-    if (!NUMBER.test(raw)) fail(`${label} "${raw}" is not a number`)
+    if (!NUMBER.test(raw)) fail(`${label} "${shown(raw)}" is not a number`)
     let text = raw
     if (exponent === undefined) text = String(Number(raw) * factor!)
     else if (exponent !== 0) text = shiftDecimal(raw, exponent)
     const value = Number(text)
-    if (!Number.isFinite(value)) fail(`${label} "${raw}" is not a finite number`)
+    if (!Number.isFinite(value)) fail(`${label} "${shown(raw)}" is not a finite number`)
     if ((min !== undefined && value < min) || (max !== undefined && value > max)) {
-      fail(`${label} ${raw} is ${describeRange(column)}`)
+      fail(`${label} ${shown(raw)} is ${describeRange(column)}`)
     }
     return text
   }
@@ -131,11 +138,11 @@ function numberConverter(column: ColumnSpec, label: string): Convert {
 function integerConverter(column: ColumnSpec, label: string): Convert {
   const { min, max } = column
   return (raw) => {
-    if (!INTEGER.test(raw)) fail(`${label} "${raw}" is not an integer`)
+    if (!INTEGER.test(raw)) fail(`${label} "${shown(raw)}" is not an integer`)
     const value = Number(raw)
-    if (Math.abs(value) > INT4_MAX) fail(`${label} ${raw} is too large`)
+    if (Math.abs(value) > INT4_MAX) fail(`${label} ${shown(raw)} is too large`)
     if ((min !== undefined && value < min) || (max !== undefined && value > max)) {
-      fail(`${label} ${raw} is ${describeRange(column)}`)
+      fail(`${label} ${shown(raw)} is ${describeRange(column)}`)
     }
     return String(value)
   }
@@ -152,12 +159,12 @@ function dateConverter(column: ColumnSpec, label: string): Convert {
   const layout = compact ? 'YYYYMMDD' : 'YYYY-MM-DD'
   return memo((raw) => {
     const match = pattern.exec(raw)
-    if (!match) fail(`${label} "${raw}" is not a date (${layout})`)
+    if (!match) fail(`${label} "${shown(raw)}" is not a date (${layout})`)
     const year = Number(match[1])
     const month = Number(match[2])
     const day = Number(match[3])
     if (year < 1 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) {
-      fail(`${label} "${raw}" is not a real date`)
+      fail(`${label} "${shown(raw)}" is not a real date`)
     }
     return compact ? `${match[1]}-${match[2]}-${match[3]}` : raw
   })
@@ -173,7 +180,7 @@ function booleanConverter(label: string): Convert {
       case '0':
         return 'f'
       default:
-        return fail(`${label} "${raw}" is not a boolean (true, false, 1 or 0)`)
+        return fail(`${label} "${shown(raw)}" is not a boolean (true, false, 1 or 0)`)
     }
   }
 }
@@ -185,7 +192,7 @@ function indexCodeConverter(): Convert {
     if (suffix) return text
     const prefix = INDEX_PREFIX.exec(text)
     if (prefix) return `${prefix[2]}.${prefix[1]}`
-    return fail(`"${raw}" is not an index code: use 6 digits with .SH or .SZ, e.g. 000300.SH`)
+    return fail(`"${shown(raw)}" is not an index code: use 6 digits with .SH or .SZ, e.g. 000300.SH`)
   })
 }
 
@@ -265,7 +272,7 @@ export function planRows(spec: FileSpec, header: readonly string[]): RowPlan {
         }
       }
       if (checkBars && Number(cells[high]) < Number(cells[low])) {
-        fail(`high ${cells[high]} is below low ${cells[low]}`)
+        fail(`high ${shown(cells[high])} is below low ${shown(cells[low])}`)
       }
       return cells
     },
@@ -307,7 +314,7 @@ function converterFor(column: ColumnSpec, label: string, code: () => ParsedCode 
       if (!oneOf) return mapped
       return (raw) => {
         const value = mapped(raw)
-        if (!oneOf.includes(value)) fail(`${label} "${raw}" is not one of ${oneOf.join(', ')}`)
+        if (!oneOf.includes(value)) fail(`${label} "${shown(raw)}" is not one of ${oneOf.join(', ')}`)
         return value
       }
     }
@@ -325,7 +332,7 @@ function derivedConverter(column: ColumnSpec, label: string, code: () => ParsedC
     if (raw === '') return expected
     const mapped = values?.[raw.toUpperCase()] ?? raw
     const given = isExchange ? mapped.toUpperCase() : mapped.toLowerCase()
-    if (given !== expected) fail(`${label} "${raw}" does not match code ${parsed.code} (${expected})`)
+    if (given !== expected) fail(`${label} "${shown(raw)}" does not match code ${parsed.code} (${expected})`)
     return given
   }
 }
