@@ -63,6 +63,8 @@ export interface Config {
     readonly keepAliveTimeoutMs: number
     readonly headersTimeoutMs: number
     readonly requestTimeoutMs: number
+    /** HTTP_SEND_TIMEOUT_MS: an answer the client takes no byte of for this long closes its connection. */
+    readonly sendTimeoutMs: number
     /** HTTP_MAX_CONNECTIONS; unset: derived from the process's descriptor limit when the server starts. */
     readonly maxConnections: number | undefined
     readonly maxConnectionsPerClient: number
@@ -167,6 +169,7 @@ function httpLimits(env: Env): Config['http'] {
     keepAliveTimeoutMs: integer(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 55_000, 1000, 600_000),
     headersTimeoutMs,
     requestTimeoutMs,
+    sendTimeoutMs: integer(env, 'HTTP_SEND_TIMEOUT_MS', 30_000, 100, 600_000),
     maxConnections: maxConnections === undefined ? undefined : integer(env, 'HTTP_MAX_CONNECTIONS', 0, 1, 1_000_000),
     maxConnectionsPerClient: integer(env, 'HTTP_MAX_CONNECTIONS_PER_CLIENT', 64, 1, 1_000_000),
   })

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http'
+import type { Server, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import { clientKey } from './client-key.js'
 
@@ -12,6 +12,11 @@ export interface ConnectionLimits {
   readonly headersTimeoutMs: number
   /** The whole request, body included, must have arrived this long after its first byte. */
   readonly requestTimeoutMs: number
+  /**
+   * An answer the client takes no byte of for this long closes the connection; from the first check that finds it
+   * stalled (a second, or half this if shorter) it counts as idle, so a cap closes it to make room.
+   */
+  readonly sendTimeoutMs: number
   /** Open connections at most; at the cap, a new one replaces the idlest open one (see `limitConnections`). */
   readonly maxConnections: number
   /** Open connections from one client (an IPv4 address, an IPv6 /64) at most; at the cap, as overall. */
@@ -57,6 +62,21 @@ interface Connection {
   inFlight: number
   /** `socket.bytesRead` when its last response ended: more since then is the head of a next request. */
   readAtRest: number
+  /** Its answer waits for a client that has taken no byte of it since the last check: it may be closed for room. */
+  sendStalled: boolean
+}
+
+const SEND_CHECK_MS = 1000
+
+/**
+ * How far a socket's answer has gone: bytes given to it, bytes it still holds, and bytes its handle has yet to hand
+ * to the kernel. The last is the only one that moves while the kernel takes a large write piece by piece (the stream
+ * counts a write as waiting until all of it is taken), so it tells a slow reader from one that reads nothing; node
+ * has no public name for it (`writeQueueSize` of the TCP handle, which `bufferSize` once read).
+ */
+function sendingState(socket: Socket): { written: number; waiting: number; queued: number } {
+  const handle = (socket as unknown as { _handle?: { writeQueueSize?: number } })._handle
+  return { written: socket.bytesWritten, waiting: socket.writableLength, queued: handle?.writeQueueSize ?? 0 }
 }
 
 /**
@@ -100,6 +120,10 @@ export function limitConnections(
     let stalled: Connection | undefined
     for (const connection of resting) {
       if (client !== undefined && connection.client !== client) continue
+      if (connection.sendStalled) {
+        stalled ??= connection
+        continue
+      }
       const read = connection.socket.bytesRead
       if (read === 0) return connection
       if (read === connection.readAtRest) keptAlive ??= connection
@@ -126,11 +150,40 @@ export function limitConnections(
     socket.destroy()
   }
 
+  /**
+   * A client that never reads its answer would hold its connection for ever (node's deadlines cover only receiving a
+   * request): while an answer waits in the socket's buffer and the client takes none of it, the connection is idle
+   * to the caps, and after `sendTimeoutMs` it is closed.
+   */
+  const watchSending = (connection: Connection, res: ServerResponse): void => {
+    const { socket } = connection
+    const every = Math.min(SEND_CHECK_MS, limits.sendTimeoutMs / 2)
+    let seen = sendingState(socket)
+    let stalledFor = 0
+    const check = setInterval(() => {
+      const now = sendingState(socket)
+      const stalled = now.waiting > 0 && now.written === seen.written && now.queued === seen.queued
+      seen = now
+      stalledFor = stalled ? stalledFor + every : 0
+      if (stalled && stalledFor >= limits.sendTimeoutMs) socket.destroy()
+      else if (stalled !== connection.sendStalled) {
+        connection.sendStalled = stalled
+        if (stalled) resting.add(connection)
+        else if (connection.inFlight > 0) resting.delete(connection)
+      }
+    }, every).unref()
+    res.once('close', () => {
+      clearInterval(check)
+      connection.sendStalled = false
+    })
+  }
+
   server.prependListener('request', (req, res) => {
     const connection = open.get(req.socket)
     if (!connection) return
     connection.inFlight++
     resting.delete(connection)
+    watchSending(connection, res)
     res.once('close', () => {
       connection.inFlight--
       if (connection.inFlight > 0 || !open.has(connection.socket)) return
@@ -164,7 +217,7 @@ export function limitConnections(
       )
       return
     }
-    const connection: Connection = { socket, client, inFlight: 0, readAtRest: 0 }
+    const connection: Connection = { socket, client, inFlight: 0, readAtRest: 0, sendStalled: false }
     open.set(socket, connection)
     resting.add(connection)
     perClient.set(client, (perClient.get(client) ?? 0) + 1)

@@ -18,6 +18,7 @@ const LIMITS: ConnectionLimits = {
   keepAliveTimeoutMs: 5_000,
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
+  sendTimeoutMs: 30_000,
   maxConnections: 2,
   maxConnectionsPerClient: 10,
 }
@@ -45,12 +46,26 @@ function connect(port: number, from = '127.0.0.1', host = '127.0.0.1'): Promise<
 
 const responses = (client: Client): number => client.received.split('HTTP/1.1 200').length - 1
 
+/** An answer far larger than what the kernel's buffers of a loopback connection hold (a few MB). */
+const BIG = Buffer.alloc(32 * 1024 * 1024, 0x61)
+
+/** A client that asks for `/big` and never reads a byte of it. */
+async function nonReader(port: number): Promise<Client> {
+  const client = await connect(port)
+  client.socket.removeAllListeners('data')
+  client.socket.pause()
+  client.socket.write('GET /big HTTP/1.1\r\nHost: x\r\n\r\n')
+  return client
+}
+
 describe('connection caps', () => {
   let server: http.Server | undefined
   const held: http.ServerResponse[] = []
   /** Server-side sockets whose state a test reads in the tick they were accepted (refused ones included). */
   let accepted: Array<{ socket: net.Socket; destroyedAtOnce: boolean }> = []
+  let bigAsked = 0
   afterEach(async () => {
+    bigAsked = 0
     for (const res of held.splice(0)) res.end()
     accepted = []
     server?.closeAllConnections()
@@ -61,7 +76,10 @@ describe('connection caps', () => {
   async function start(limits: ConnectionLimits, refusals: Refusal[], host = '127.0.0.1'): Promise<number> {
     server = http.createServer((req, res) => {
       if (req.url === '/answer') res.end('ok')
-      else held.push(res)
+      else if (req.url === '/big') {
+        bigAsked++
+        res.end(BIG)
+      } else held.push(res)
     })
     limitConnections(server, limits, (r) => refusals.push(r))
     server.on('connection', (socket: net.Socket) => accepted.push({ socket, destroyedAtOnce: socket.destroyed }))
@@ -96,6 +114,61 @@ describe('connection caps', () => {
     expect(refusals).toEqual([{ client: '127.0.0.1', reason: 'overall' }])
     // destroyed in the tick it was accepted: its descriptor is not held while the client takes its time to close
     expect(accepted.map((a) => a.destroyedAtOnce)).toEqual([...accepted.slice(1).map(() => false), true])
+  })
+
+  it('at the overall cap, with every connection held by a client that never reads its answer, makes room by closing one', async () => {
+    const refusals: Refusal[] = []
+    const limits = { ...LIMITS, maxConnectionsPerClient: 100, sendTimeoutMs: 600_000 }
+    const port = await start(limits, refusals)
+    const holders = limits.maxConnections + OVER_CAP_BUDGET
+    for (let i = 0; i < holders; i++) {
+      await nonReader(port)
+      await waitFor(() => bigAsked === i + 1, 5_000, 'the holder to have asked')
+    }
+    // until the first check finds the holders stalled a newcomer is refused (each holder carries a request); after it
+    // the newcomer's request is answered, for a stalled holder counts as idle and is closed for it
+    const served = await waitFor(
+      async () => {
+        const newcomer = await connect(port, '127.0.0.9')
+        newcomer.socket.write('GET /answer HTTP/1.1\r\nHost: x\r\n\r\n')
+        await waitFor(() => newcomer.closed || responses(newcomer) > 0, 5_000, 'an answer or a refusal')
+        return responses(newcomer) > 0 && newcomer
+      },
+      8_000,
+      'a newcomer served while non-readers hold every connection',
+    )
+    expect(served.closed).toBe(false)
+    // a paused client does not notice its close; the server's side of a holder does
+    expect(accepted.slice(0, holders).filter((a) => a.socket.destroyed).length).toBeGreaterThanOrEqual(1)
+  })
+
+  it('closes a connection whose client takes no byte of its answer for the send timeout; one that reads in bursts gets it all', async () => {
+    const port = await start({ ...LIMITS, sendTimeoutMs: 400 }, [])
+    await nonReader(port)
+    await waitFor(() => accepted[0]?.socket.destroyed, 5_000, 'the non-reading connection to be closed')
+    // one that reads in bursts, 20 ms every 150 ms (the checks come every 200 ms), is not
+    const slow = await connect(port)
+    let bytes = 0
+    slow.socket.removeAllListeners('data')
+    slow.socket.on('data', (chunk: Buffer) => {
+      bytes += chunk.length
+    })
+    slow.socket.pause()
+    const bursts = setInterval(() => {
+      slow.socket.resume()
+      setTimeout(() => slow.socket.pause(), 20)
+    }, 150)
+    try {
+      slow.socket.write('GET /big HTTP/1.1\r\nHost: x\r\n\r\n')
+      await waitFor(
+        () => bytes > BIG.length || accepted[1]?.socket.destroyed,
+        30_000,
+        'the whole answer read in bursts',
+      )
+    } finally {
+      clearInterval(bursts)
+    }
+    expect(accepted[1]!.socket.destroyed).toBe(false)
   })
 
   it('at the overall cap, closes the oldest connection that sent nothing to make room for a new one', async () => {
@@ -220,6 +293,10 @@ describe('connection settings', () => {
     expect(limits.keepAliveTimeoutMs).toBeLessThanOrEqual(60_000)
     expect(limits.requestTimeoutMs).toBeGreaterThanOrEqual(limits.headersTimeoutMs)
     expect(limits.maxConnections).toBeUndefined()
+    // a client that stops reading is let go well before the PMS's 60 s
+    expect(limits.sendTimeoutMs).toBeLessThan(60_000)
+    expect(loadConfig({ HTTP_SEND_TIMEOUT_MS: '5000' }).http.sendTimeoutMs).toBe(5000)
+    expect(() => loadConfig({ HTTP_SEND_TIMEOUT_MS: '0' })).toThrow(/HTTP_SEND_TIMEOUT_MS/)
     expect(() => loadConfig({ HTTP_FIRST_BYTE_TIMEOUT_MS: '120000' })).toThrow(ConfigError)
     expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '20000', HTTP_REQUEST_TIMEOUT_MS: '10000' })).toThrow(
       /HTTP_REQUEST_TIMEOUT_MS \(10000\) must not be below HTTP_HEADERS_TIMEOUT_MS \(20000\)/,
