@@ -1,4 +1,4 @@
-import type { Server, ServerResponse } from 'node:http'
+import type { Server } from 'node:http'
 import type { Socket } from 'node:net'
 import { clientKey } from './client-key.js'
 
@@ -64,6 +64,9 @@ interface Connection {
   readAtRest: number
   /** Its answer waits for a client that has taken no byte of it since the last check: it may be closed for room. */
   sendStalled: boolean
+  /** How far its answer had gone at the last check, while a request is in flight; how long it has not moved since. */
+  sent: SendingState | undefined
+  stalledForMs: number
 }
 
 const SEND_CHECK_MS = 1000
@@ -74,7 +77,13 @@ const SEND_CHECK_MS = 1000
  * counts a write as waiting until all of it is taken), so it tells a slow reader from one that reads nothing; node
  * has no public name for it (`writeQueueSize` of the TCP handle, which `bufferSize` once read).
  */
-function sendingState(socket: Socket): { written: number; waiting: number; queued: number } {
+interface SendingState {
+  readonly written: number
+  readonly waiting: number
+  readonly queued: number
+}
+
+function sendingState(socket: Socket): SendingState {
   const handle = (socket as unknown as { _handle?: { writeQueueSize?: number } })._handle
   return { written: socket.bytesWritten, waiting: socket.writableLength, queued: handle?.writeQueueSize ?? 0 }
 }
@@ -153,39 +162,42 @@ export function limitConnections(
   /**
    * A client that never reads its answer would hold its connection for ever (node's deadlines cover only receiving a
    * request): while an answer waits in the socket's buffer and the client takes none of it, the connection is idle
-   * to the caps, and after `sendTimeoutMs` it is closed.
+   * to the caps, and after `sendTimeoutMs` it is closed. One timer for the server: a request costs nothing more.
    */
-  const watchSending = (connection: Connection, res: ServerResponse): void => {
-    const { socket } = connection
-    const every = Math.min(SEND_CHECK_MS, limits.sendTimeoutMs / 2)
-    let seen = sendingState(socket)
-    let stalledFor = 0
-    const check = setInterval(() => {
-      const now = sendingState(socket)
-      const stalled = now.waiting > 0 && now.written === seen.written && now.queued === seen.queued
-      seen = now
-      stalledFor = stalled ? stalledFor + every : 0
-      if (stalled && stalledFor >= limits.sendTimeoutMs) socket.destroy()
+  const checkEvery = Math.min(SEND_CHECK_MS, limits.sendTimeoutMs / 2)
+  const checkSending = (): void => {
+    for (const connection of open.values()) {
+      if (connection.inFlight === 0) continue
+      const now = sendingState(connection.socket)
+      const before = connection.sent
+      connection.sent = now
+      const stalled =
+        before !== undefined && now.waiting > 0 && now.written === before.written && now.queued === before.queued
+      connection.stalledForMs = stalled ? connection.stalledForMs + checkEvery : 0
+      if (stalled && connection.stalledForMs >= limits.sendTimeoutMs) connection.socket.destroy()
       else if (stalled !== connection.sendStalled) {
         connection.sendStalled = stalled
         if (stalled) resting.add(connection)
-        else if (connection.inFlight > 0) resting.delete(connection)
+        else resting.delete(connection)
       }
-    }, every).unref()
-    res.once('close', () => {
-      clearInterval(check)
-      connection.sendStalled = false
-    })
+    }
   }
+  const sendingChecks = setInterval(checkSending, checkEvery).unref()
+  server.once('close', () => clearInterval(sendingChecks))
 
   server.prependListener('request', (req, res) => {
     const connection = open.get(req.socket)
     if (!connection) return
     connection.inFlight++
     resting.delete(connection)
-    watchSending(connection, res)
     res.once('close', () => {
       connection.inFlight--
+      connection.sent = undefined
+      connection.stalledForMs = 0
+      if (connection.sendStalled) {
+        connection.sendStalled = false
+        resting.delete(connection)
+      }
       if (connection.inFlight > 0 || !open.has(connection.socket)) return
       connection.readAtRest = connection.socket.bytesRead
       resting.add(connection)
@@ -217,7 +229,15 @@ export function limitConnections(
       )
       return
     }
-    const connection: Connection = { socket, client, inFlight: 0, readAtRest: 0, sendStalled: false }
+    const connection: Connection = {
+      socket,
+      client,
+      inFlight: 0,
+      readAtRest: 0,
+      sendStalled: false,
+      sent: undefined,
+      stalledForMs: 0,
+    }
     open.set(socket, connection)
     resting.add(connection)
     perClient.set(client, (perClient.get(client) ?? 0) + 1)
