@@ -54,6 +54,8 @@ export interface SyncDeps {
   readonly reportWindowDays: number
   /** Aborts when the whole sync has taken too long (TUSHARE_SYNC_TIMEOUT_MIN). */
   readonly deadline?: AbortSignal
+  /** Rows the answers one step keeps together may hold (`KEPT_ROWS` unless a test asks for less). */
+  readonly keptRows?: KeptRows
 }
 
 /** Why a run stopped before a trading day: tushare has no (or a partial) `daily` for it yet. */
@@ -227,7 +229,7 @@ interface Reference {
 
 async function fetchReference(
   calls: SyncCalls,
-  deps: Pick<SyncDeps, 'progress' | 'reportWindowDays'>,
+  deps: Pick<SyncDeps, 'progress' | 'reportWindowDays' | 'keptRows'>,
   from: string,
   to: string,
 ): Promise<Reference> {
@@ -255,7 +257,8 @@ async function fetchReference(
   if (boards) {
     files.set('ths_index', boards)
     deps.progress.start('concept board members', boards.items.length, 'boards')
-    const answer = await conceptMembers(boards, async (code) => {
+    const maxRows = (deps.keptRows ?? KEPT_ROWS).conceptMembers
+    const answer = await conceptMembers(boards, maxRows, async (code) => {
       const answer = await calls.fetch('ths_member', { ts_code: code })
       deps.progress.tick()
       return answer
@@ -420,7 +423,7 @@ async function syncDays(
     for (const [api, table] of data.files) files.set(api, table)
     for (const [api, table] of await otherDailyFiles(calls, deps.benchmark, day)) files.set(api, table)
     const again = days.length === 0 ? windowDates(reference.allOpen, day, deps.reportWindowDays, previous) : []
-    const reports = await financialReports(calls, previous, day, again)
+    const reports = await financialReports(calls, previous, day, again, (deps.keptRows ?? KEPT_ROWS).reportsOfADay)
     if (reports) files.set('fina_indicator', reports)
     await importDay(deps, files, signal)
     await deps.gaps.record(day, data.missing)
@@ -455,15 +458,18 @@ async function financialReports(
   previous: string | undefined,
   day: string,
   again: string[],
+  maxRows: number,
 ): Promise<TushareTable | null> {
   const answers: TushareTable[] = []
   const queries = reportQueries(previous, day)
   const asked = new Set(queries.map((q) => ('ann_date' in q ? q.ann_date : '')))
   const repeats =
     'period' in (queries[0] ?? {}) ? [] : again.filter((d) => !asked.has(d)).map((ann_date) => ({ ann_date }))
+  const keep = rowBudget('fina_indicator_vip', maxRows, `the reports asked with ${day}`)
   for (const query of [...repeats, ...queries]) {
     const answer = await calls.fetch('fina_indicator_vip', { ...query })
     if (!answer) return null
+    keep(answer)
     answers.push(answer)
   }
   return announcedBy(answers, day)
@@ -510,16 +516,45 @@ export function windowDates(
   return out
 }
 
+/**
+ * Rows the answers one step keeps together may hold, about ten times what a real market's have (about 40,000 concept
+ * board memberships; a peak day's reports about 10,000): each query's memory is bounded by the client, but a step
+ * that keeps hundreds of answers would let a hostile source fill the heap one query at a time.
+ */
+export interface KeptRows {
+  readonly conceptMembers: number
+  readonly reportsOfADay: number
+}
+
+export const KEPT_ROWS: KeptRows = Object.freeze({ conceptMembers: 500_000, reportsOfADay: 100_000 })
+
+/** Counts the rows of the answers a step keeps; past `max` the sync stops before anything of them is written. */
+function rowBudget(api: string, max: number, what: string): (answer: TushareTable) => void {
+  let kept = 0
+  return (answer) => {
+    kept += answer.items.length
+    if (kept > max)
+      throw new TushareError(
+        api,
+        'answer',
+        `tushare ${api}: ${what} passed ${max.toLocaleString('en-US')} rows together, about ten times a real market's: refused, nothing written; check that TUSHARE_URL is tushare's`,
+      )
+  }
+}
+
 /** ths_member wants one board per call: every board's members, or null when the interface was skipped. */
 async function conceptMembers(
   boards: TushareTable,
+  maxRows: number,
   members: (board: string) => Promise<TushareTable | null>,
 ): Promise<TushareTable | null> {
   const code = boards.fields.indexOf('ts_code')
+  const keep = rowBudget('ths_member', maxRows, "the concept boards' members")
   const answers: TushareTable[] = []
   for (const item of boards.items) {
     const answer = await members(String(item[code]))
     if (!answer) return null
+    keep(answer)
     if (answer.fields.length > 0) answers.push(answer)
   }
   return answers.length > 0 ? concat(answers) : null

@@ -117,13 +117,26 @@ describe('the tushare client on a hostile network', () => {
     let calls = 0
     const url = await serve((_req, res) => {
       calls++
+      const name = [`${String(calls).padStart(6, '0')}.SZ`, 'old name', '20240101', null, '20240101', 'rename']
+      res.end(answer(INTERFACES.namechange!.fields, [name], true))
+    })
+    await expect(client(url, { maxPages: 5 }).query('namechange', {}, new AbortController().signal)).rejects.toThrow(
+      'tushare namechange: still more rows after 5 pages (TUSHARE_MAX_PAGES)',
+    )
+    expect(calls).toBe(5)
+  })
+
+  it("stops a board's members at two pages, more codes than the market lists, whatever TUSHARE_MAX_PAGES says", async () => {
+    let calls = 0
+    const url = await serve((_req, res) => {
+      calls++
       const member = ['885800.TI', `${String(calls).padStart(6, '0')}.SZ`, 'N', null, null, null, 'Y']
       res.end(answer(INTERFACES.ths_member!.fields, [member], true))
     })
     await expect(
-      client(url, { maxPages: 5 }).query('ths_member', { ts_code: '885800.TI' }, new AbortController().signal),
-    ).rejects.toThrow('tushare ths_member: still more rows after 5 pages (TUSHARE_MAX_PAGES)')
-    expect(calls).toBe(5)
+      client(url, { maxPages: 50 }).query('ths_member', { ts_code: '885800.TI' }, new AbortController().signal),
+    ).rejects.toThrow('tushare ths_member: still more rows after 2 pages, more than a real answer of ths_member has')
+    expect(calls).toBe(2)
   })
 
   it('refuses an answer past the byte cap', async () => {
@@ -275,26 +288,21 @@ describe('the tushare client on a hostile network', () => {
     let calls = 0
     const url = await serve((_req, res) => {
       calls++
-      // 400 KB a page of 5 board members with long names, has_more for ever
+      // 400 KB a page of 5 name changes with long names, has_more for ever
       const rows = Array.from({ length: 5 }, (_, i) => [
-        '885800.TI',
         `${600000 + calls * 10 + i}.SH`,
         'x'.repeat(80_000),
+        '20240101',
         null,
-        null,
-        null,
-        'Y',
+        '20240101',
+        'rename',
       ])
-      res.end(answer(INTERFACES.ths_member!.fields, rows, true))
+      res.end(answer(INTERFACES.namechange!.fields, rows, true))
     })
     await expect(
-      client(url, { maxAnswerBytes: 1024 * 1024, maxPages: 50 }).query(
-        'ths_member',
-        { ts_code: '885800.TI' },
-        new AbortController().signal,
-      ),
+      client(url, { maxAnswerBytes: 1024 * 1024, maxPages: 50 }).query('namechange', {}, new AbortController().signal),
     ).rejects.toThrow(
-      'tushare ths_member: the answer is larger than 1048576 bytes (TUSHARE_MAX_ANSWER_BYTES, all pages of one query together)',
+      'tushare namechange: the answer is larger than 1048576 bytes (TUSHARE_MAX_ANSWER_BYTES, all pages of one query together)',
     )
     expect(calls).toBe(3)
   })

@@ -231,12 +231,15 @@ export function createTushareClient(options: TushareClientOptions): TushareClien
       const budget = { used: 0 }
       let fields: readonly string[] = []
       const items: (readonly unknown[])[] = []
+      const maxPages = Math.min(options.maxPages, spec.maxPages ?? Number.POSITIVE_INFINITY)
       for (let page = 0; ; page++) {
-        if (page >= options.maxPages) {
+        if (page >= maxPages) {
           throw new TushareError(
             api,
             'answer',
-            `tushare ${api}: still more rows after ${options.maxPages} pages (TUSHARE_MAX_PAGES): refused; raise the setting if a real answer needs it`,
+            maxPages < options.maxPages
+              ? `tushare ${api}: still more rows after ${maxPages} pages, more than a real answer of ${api} has: refused; check that TUSHARE_URL is tushare's`
+              : `tushare ${api}: still more rows after ${maxPages} pages (TUSHARE_MAX_PAGES): refused; raise the setting if a real answer needs it`,
           )
         }
         const data = await answered(api, { ...params, limit: spec.rowLimit, offset: items.length }, budget, signal)

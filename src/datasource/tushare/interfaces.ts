@@ -12,6 +12,8 @@ export interface InterfaceSpec {
   readonly pages: boolean
   /** Columns that identify a row within one answer. */
   readonly key: readonly string[]
+  /** Pages one query may follow at most, below TUSHARE_MAX_PAGES where a real answer is known to be small. */
+  readonly maxPages?: number
 }
 
 const DAY_KEY = ['ts_code', 'trade_date'] as const
@@ -136,6 +138,9 @@ export const INTERFACES: Readonly<Record<string, InterfaceSpec>> = {
     rowLimit: 5000,
     pages: true,
     key: [],
+    // one board's members, asked of each of about 400 boards and kept together: two pages are more codes than the
+    // market lists
+    maxPages: 2,
   },
   ths_daily: {
     fields: [
