@@ -51,7 +51,7 @@ export function createReplay(deps: ReplayWiringDeps): Replay {
     )
     // the days' tier rows are all stored now: the book's per-day facts can be read from them
     const started = performance.now()
-    const bookFacts = await deps.bookDays.writeMissing(signal)
+    const bookFacts = await deps.bookDays.writeMissing(signal, progress)
     log.info({ days: bookFacts, seconds: Math.round(performance.now() - started) / 1000 }, 'book facts stored')
     return result
   }

@@ -16,6 +16,15 @@ import type { IsoDate } from '../storage/schema.js'
 /** Plan days computed from one read of their bars: bounds what is held at once (≈ 5,000 codes × 120 days). */
 const DAYS_PER_READ = 60
 
+/** What a caller is shown of a long write (the jobs' terminal progress fits it). */
+interface DaysProgress {
+  start(label: string, total: number, unit: 'days'): void
+  tick(count: number): void
+  done(message: string): void
+}
+
+const NO_PROGRESS: DaysProgress = { start: () => undefined, tick: () => undefined, done: () => undefined }
+
 export interface BookDay {
   readonly date: IsoDate
   /** The next trading day: the book's day, on which the universe's return is taken. */
@@ -105,20 +114,25 @@ export function createBookDays(deps: {
     },
 
     /** Stores the facts of every plan day that has a next trading day and none stored; returns how many. */
-    async writeMissing(signal: AbortSignal): Promise<number> {
+    /** A replay's book facts take about a minute for a year of days: `progress` shows them on a terminal. */
+    async writeMissing(signal: AbortSignal, progress: DaysProgress = NO_PROGRESS): Promise<number> {
       const [dates, stored, calendar] = await Promise.all([
         deps.book.planDates(),
         deps.book.factDates(),
         deps.calendar(),
       ])
       const missing = dates.filter((d) => !stored.has(d))
+      if (missing.length === 0) return 0
+      progress.start('book facts', missing.length, 'days')
       let written = 0
       for (let i = 0; i < missing.length; i += DAYS_PER_READ) {
         throwIfAborted(signal)
         const days = await compute(missing.slice(i, i + DAYS_PER_READ), calendar)
         await deps.book.writeFacts(days)
         written += days.length
+        progress.tick(days.length)
       }
+      progress.done(`book facts stored for ${written} day${written === 1 ? '' : 's'}`)
       return written
     },
   }

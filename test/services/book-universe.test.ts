@@ -198,7 +198,17 @@ describe("the book's universe on a hand-made market (issue 47)", () => {
   })
 
   it('facts stored under the old definition are served until migration 0022 drops them', async () => {
-    await wiring.bookDays.writeMissing(new AbortController().signal)
+    const shown: string[] = []
+    const progress = {
+      start: (label: string, total: number, unit: string) => shown.push(`start ${label} ${total} ${unit}`),
+      tick: (count: number) => shown.push(`tick ${count}`),
+      done: (message: string) => shown.push(`done ${message}`),
+    }
+    expect(await wiring.bookDays.writeMissing(new AbortController().signal, progress)).toBe(1)
+    // a replay shows this minute of work on the terminal; with nothing left to write it shows nothing
+    expect(shown).toEqual(['start book facts 1 days', 'tick 1', 'done book facts stored for 1 day'])
+    expect(await wiring.bookDays.writeMissing(new AbortController().signal, progress)).toBe(0)
+    expect(shown).toHaveLength(3)
     const stored = await sql<{ n: number }>`select count(*)::int as n from plan_day_book`.execute(t.db)
     expect(stored.rows[0]!.n).toBe(1)
     // the old close-to-close figure over every traded name on T: a stored row is read as it is
