@@ -38,12 +38,19 @@ export function registerJobCommands(program: Command): void {
       .command(name)
       .description(description)
       .option('--date <YYYY-MM-DD>', 'data date (default: the latest the data allows)', parseIsoDate)
-      .option('--no-record', "keep no run record (the scheduler's child: the scheduler keeps its own)")
+      .option(
+        '--no-record',
+        "keep no run record (the scheduler's child: the scheduler keeps its own); a run for a past date keeps none",
+      )
       .action(async (opts: { date?: string; record: boolean }) =>
         (await import('./context.js')).withContext(async ({ services, signal }) => {
           // a single step has no boundary to stop at: it finishes (the service's drain time bounds it)
           const drain = onDrainRequest(name, 'finishing this step')
-          const record = opts.record ? await startCliRunRecord(services.store.db, name, opts.date) : undefined
+          // only a run for the latest data date speaks for the step: a rebuild of a past day must not clear (or raise)
+          // the alert on tonight's run
+          const current = opts.date === undefined || opts.date === (await services.market.latestBarDate())
+          const record =
+            opts.record && current ? await startCliRunRecord(services.store.db, name, opts.date) : undefined
           try {
             process.stderr.write(`${formatStepLine(name, 'start')}\n`)
             record?.step(name, 'start')

@@ -74,8 +74,9 @@ const SEND_CHECK_MS = 1000
 /**
  * How far a socket's answer has gone: bytes given to it, bytes it still holds, and bytes its handle has yet to hand
  * to the kernel. The last is the only one that moves while the kernel takes a large write piece by piece (the stream
- * counts a write as waiting until all of it is taken), so it tells a slow reader from one that reads nothing; node
- * has no public name for it (`writeQueueSize` of the TCP handle, which `bufferSize` once read).
+ * counts a write as waiting until all of it is taken), so it tells a reader from one that reads nothing; node has no
+ * public name for it (`writeQueueSize` of the TCP handle, which `bufferSize` once read). The kernel takes more only
+ * when much of its send buffer is free, so a very slow reader of a large answer looks stalled too.
  */
 interface SendingState {
   readonly written: number
@@ -189,7 +190,8 @@ export function limitConnections(
     const connection = open.get(req.socket)
     if (!connection) return
     connection.inFlight++
-    resting.delete(connection)
+    // a request pipelined behind an answer its client does not read leaves the connection as idle as it was
+    if (!connection.sendStalled) resting.delete(connection)
     res.once('close', () => {
       connection.inFlight--
       connection.sent = undefined

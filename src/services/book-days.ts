@@ -121,7 +121,9 @@ export function createBookDays(deps: {
         deps.book.factDates(),
         deps.calendar(),
       ])
-      const missing = dates.filter((d) => !stored.has(d))
+      // a day has facts once its next trading day has bars: the latest plan day waits for tomorrow's
+      const next = new Set(calendar.slice(0, -1))
+      const missing = dates.filter((d) => !stored.has(d) && next.has(d))
       if (missing.length === 0) return 0
       progress.start('book facts', missing.length, 'days')
       let written = 0

@@ -1,3 +1,5 @@
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createMonitoringRepository } from '../../src/storage/monitoring.repository.js'
 import { runCli } from '../support/cli-process.js'
@@ -78,13 +80,21 @@ describe('a CLI chain run leaves a run record', () => {
 
   it("one step by hand (the runbook's push-pool fix) records its run too, and its success clears its failure", async () => {
     const date = demo.planned.at(-1)!
-    const pushPool = (args: string[]) =>
-      runCli(['push-pool', ...args], { ...demo.env, DATABASE_URL: t.url }, { timeoutMs: 120_000 })
+    // the PMS refuses the pool: a client error fails push-pool at once
+    const pms = http.createServer((_req, res) => res.writeHead(400).end('{"detail":"refused"}'))
+    await new Promise<void>((r) => pms.listen(0, '127.0.0.1', r))
+    const refusing = `http://127.0.0.1:${(pms.address() as AddressInfo).port}/pool`
+    const pushPool = (args: string[], env: Record<string, string> = {}) =>
+      runCli(['push-pool', ...args], { ...demo.env, DATABASE_URL: t.url, ...env }, { timeoutMs: 120_000 })
     const stepRuns = () =>
       rows(t, `select handler, status, step from chain_runs where handler = 'cli:push-pool' order by log_id desc`)
     const since = new Date(Date.now() - 3_600_000)
-    const failed = await pushPool(['--date', '2026-11-21'])
-    expect(failed.code, failed.output).toBe(1)
+    try {
+      const failed = await pushPool(['--date', date], { POOL_PUSH_URL: refusing })
+      expect(failed.code, failed.output).toBe(1)
+    } finally {
+      await new Promise((r) => pms.close(r))
+    }
     expect(await stepRuns()).toEqual([{ handler: 'cli:push-pool', status: 'failed', step: 'push-pool' }])
     const afterFailure = (await createMonitoringRepository(t.db).chainSteps(since)).find((s) => s.step === 'push-pool')!
     const failedAt = afterFailure.lastFailureAt!.getTime()
@@ -96,8 +106,11 @@ describe('a CLI chain run leaves a run record', () => {
     const after = (await createMonitoringRepository(t.db).chainSteps(since)).find((s) => s.step === 'push-pool')!
     expect(after.lastSuccessAt!.getTime()).toBeGreaterThan(failedAt)
 
+    // neither --no-record (the scheduler's child) nor a run for a past day speaks for tonight's step
     const quiet = await pushPool(['--no-record', '--date', date])
     expect(quiet.code, quiet.output).toBe(0)
+    const past = await pushPool(['--date', demo.planned.at(-3)!])
+    expect(past.code, past.output).toBe(0)
     expect(await stepRuns()).toHaveLength(2)
   })
 

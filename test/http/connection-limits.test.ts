@@ -64,8 +64,10 @@ describe('connection caps', () => {
   /** Server-side sockets whose state a test reads in the tick they were accepted (refused ones included). */
   let accepted: Array<{ socket: net.Socket; destroyedAtOnce: boolean }> = []
   let bigAsked = 0
+  let answerAsked = 0
   afterEach(async () => {
     bigAsked = 0
+    answerAsked = 0
     for (const res of held.splice(0)) res.end()
     accepted = []
     server?.closeAllConnections()
@@ -75,8 +77,10 @@ describe('connection caps', () => {
   /** `GET /answer` is answered at once (the connection then idles, kept alive); any other request stays in flight. */
   async function start(limits: ConnectionLimits, refusals: Refusal[], host = '127.0.0.1'): Promise<number> {
     server = http.createServer((req, res) => {
-      if (req.url === '/answer') res.end('ok')
-      else if (req.url === '/big') {
+      if (req.url === '/answer') {
+        answerAsked++
+        res.end('ok')
+      } else if (req.url === '/big') {
         bigAsked++
         res.end(BIG)
       } else held.push(res)
@@ -140,6 +144,37 @@ describe('connection caps', () => {
     expect(served.closed).toBe(false)
     // a paused client does not notice its close; the server's side of a holder does
     expect(accepted.slice(0, holders).filter((a) => a.socket.destroyed).length).toBeGreaterThanOrEqual(1)
+  })
+
+  it('keeps a non-reader closable when it pipelines another request behind the answer it does not read', async () => {
+    const limits = { ...LIMITS, maxConnections: 100, maxConnectionsPerClient: 1, sendTimeoutMs: 600_000 }
+    const port = await start(limits, [])
+    const holders: Client[] = []
+    for (let i = 0; i < limits.maxConnectionsPerClient + OVER_CLIENT_CAP_BUDGET; i++) {
+      holders.push(await nonReader(port))
+      await waitFor(() => bigAsked === i + 1, 5_000, 'the holder to have asked')
+    }
+    // refused while the holders carry requests; served once a check finds them stalled, by closing one of them
+    await waitFor(
+      async () => {
+        const probe = await connect(port)
+        probe.socket.write('GET /answer HTTP/1.1\r\nHost: x\r\n\r\n')
+        await waitFor(() => probe.closed || responses(probe) > 0, 5_000, 'an answer or a refusal')
+        const served = responses(probe) > 0
+        probe.socket.destroy()
+        return served
+      },
+      8_000,
+      'a probe served once the holders are found stalled',
+    )
+    const open = () => accepted.filter((a) => !a.socket.destroyed).length
+    await waitFor(() => open() === holders.length - 1, 5_000, 'the probe and one holder to be gone')
+    // each holder left pipelines a request: the stall is unchanged, so they stay closable
+    const asked = answerAsked
+    for (const holder of holders) holder.socket.write('GET /answer HTTP/1.1\r\nHost: x\r\n\r\n')
+    await waitFor(() => answerAsked === asked + holders.length - 1, 5_000, 'the pipelined requests to arrive')
+    await sendRequest(await connect(port))
+    await sendRequest(await connect(port))
   })
 
   it('closes a connection whose client takes no byte of its answer for the send timeout; one that reads in bursts gets it all', async () => {

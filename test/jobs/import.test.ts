@@ -520,6 +520,10 @@ describe('row parser', () => {
       `close "\\u{1b}[2J\\u{1b}]0;owned\\u{7}${'x'.repeat(26)}… (1999974 more characters)" is not a number`,
     )
     expect(message).not.toMatch(/\p{Cc}/u)
+    const code = parse('tushare', 'daily.csv', bar, `${hostile},20240102,1,2,1,1,1,0,0,1,1`) as string
+    expect(code).toBe(
+      `"\\u{1b}[2J\\u{1b}]0;owned\\u{7}${'x'.repeat(26)}… (1999974 more characters)" is not a ts_code: use 6 digits and .SH, .SZ or .BJ, e.g. 600519.SH`,
+    )
   })
 
   it('checks ranges, booleans, integers and index codes', () => {

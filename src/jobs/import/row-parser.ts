@@ -14,6 +14,10 @@ import type { Cell } from '../../storage/import-staging.js'
  */
 const shown = (raw: unknown): string => shownText(raw, 40)
 
+/** A code's refusal, which quotes the code as it came, with the code shown as above. */
+const codeRefusal = (input: string, reason: string): string =>
+  input === '' ? reason : reason.replaceAll(input, shown(input))
+
 export class RowError extends Error {
   override name = 'RowError'
 }
@@ -254,8 +258,9 @@ export function planRows(spec: FileSpec, header: readonly string[]): RowPlan {
       if (skipIndex >= 0 && fields[skipIndex]!.trim() === skipValue) return null
       rowCode = undefined
       if (stockSlot) {
-        const parsed = parseStock(fields[stockSlot.index]!)
-        if (!parsed.ok) fail(parsed.reason)
+        const input = fields[stockSlot.index]!
+        const parsed = parseStock(input)
+        if (!parsed.ok) fail(codeRefusal(input, parsed.reason))
         rowCode = parsed
       }
       const cells: Cell[] = new Array(slots.length)
@@ -281,7 +286,7 @@ export function planRows(spec: FileSpec, header: readonly string[]): RowPlan {
       if (!slot || slot.column.derive !== undefined) throw new Error(`column ${index} cannot be read on its own`)
       if (slot === stockSlot) {
         const parsed = parseStock(raw)
-        if (!parsed.ok) fail(parsed.reason)
+        if (!parsed.ok) fail(codeRefusal(raw, parsed.reason))
         return parsed.code
       }
       const text = raw.trim()
