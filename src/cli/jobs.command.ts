@@ -48,9 +48,9 @@ export function registerJobCommands(program: Command): void {
           const drain = onDrainRequest(name, 'finishing this step')
           // only a run for the latest data date speaks for the step: a rebuild of a past day must not clear (or raise)
           // the alert on tonight's run
-          const current = opts.date === undefined || opts.date === (await services.market.latestBarDate())
-          const record =
-            opts.record && current ? await startCliRunRecord(services.store.db, name, opts.date) : undefined
+          const recorded =
+            opts.record && (opts.date === undefined || opts.date === (await services.market.latestBarDate()))
+          const record = recorded ? await startCliRunRecord(services.store.db, name, opts.date) : undefined
           try {
             process.stderr.write(`${formatStepLine(name, 'start')}\n`)
             record?.step(name, 'start')
